@@ -1,0 +1,128 @@
+//! Builds the shim against the MPI whose compiler wrapper is `$MPICC` (default `mpicc`).
+//!
+//! * bindgen reads that MPI's real `mpi.h`, so handle types (pointers in Open MPI, ints in
+//!   MPICH), `MPI_Status` and every `PMPI_*` prototype come from the library we link.
+//! * `src/consts.c`, compiled with the same include path, exports the link-time constants
+//!   (`MPI_COMM_WORLD`, `MPI_STATUS_IGNORE`, ...) that are macros over addresses or casts and
+//!   so cannot be taken from bindgen reliably.
+//! * The flavour (`mpi_openmpi` / `mpi_mpich`) becomes a cfg for the few places that differ.
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct MpiFlags {
+    include_dirs: Vec<PathBuf>,
+    lib_dirs: Vec<PathBuf>,
+    libs: Vec<String>,
+}
+
+fn run(cmd: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(cmd).args(args).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Asks the wrapper compiler for its flags: Open MPI understands `--showme:*`, MPICH `-show`.
+fn mpi_flags(mpicc: &str) -> MpiFlags {
+    let text = run(mpicc, &["--showme:compile"])
+        .and_then(|c| run(mpicc, &["--showme:link"]).map(|l| format!("{c} {l}")))
+        .or_else(|| run(mpicc, &["-show"]))
+        .unwrap_or_else(|| {
+            panic!(
+                "loggp: cannot run `{mpicc} --showme` or `{mpicc} -show`; install an MPI \
+                 (apt install libopenmpi-dev or libmpich-dev) or set MPICC"
+            )
+        });
+    let mut flags = MpiFlags { include_dirs: vec![], lib_dirs: vec![], libs: vec![] };
+    for tok in text.split_whitespace() {
+        if let Some(p) = tok.strip_prefix("-I") {
+            flags.include_dirs.push(PathBuf::from(p));
+        } else if let Some(p) = tok.strip_prefix("-L") {
+            flags.lib_dirs.push(PathBuf::from(p));
+        } else if let Some(l) = tok.strip_prefix("-l") {
+            flags.libs.push(l.to_string());
+        }
+    }
+    flags
+}
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=MPICC");
+    println!("cargo:rerun-if-changed=src/consts.c");
+    println!("cargo:rerun-if-changed=include/loggp_mpi.h");
+    println!("cargo:rustc-check-cfg=cfg(mpi_openmpi)");
+    println!("cargo:rustc-check-cfg=cfg(mpi_mpich)");
+    let mpicc = env::var("MPICC").unwrap_or_else(|_| "mpicc".to_string());
+    let flags = mpi_flags(&mpicc);
+    let mpi_h = flags
+        .include_dirs
+        .iter()
+        .map(|d| d.join("mpi.h"))
+        .find(|p| p.exists())
+        .or_else(|| Some(PathBuf::from("/usr/include/mpi.h")).filter(|p| p.exists()))
+        .expect("loggp: mpi.h not found in the include path of the MPI compiler wrapper");
+    // Rebuild when the MPI changes: the header itself and the resolved wrapper.
+    println!("cargo:rerun-if-changed={}", mpi_h.display());
+    if let Ok(p) = std::fs::canonicalize(which(&mpicc)) {
+        println!("cargo:rerun-if-changed={}", p.display());
+    }
+    let header_text = std::fs::read_to_string(&mpi_h).unwrap_or_default();
+    let flavor = if header_text.contains("OPEN_MPI") || header_text.contains("OMPI_") {
+        "openmpi"
+    } else if header_text.contains("MPICH") {
+        "mpich"
+    } else {
+        panic!("loggp: {} is neither Open MPI nor MPICH", mpi_h.display())
+    };
+    println!("cargo:rustc-cfg=mpi_{flavor}");
+    println!("cargo:rustc-env=LOGGP_MPI_FLAVOR={flavor}");
+    println!("cargo:rustc-env=LOGGP_MPICC={mpicc}");
+
+    for d in &flags.lib_dirs {
+        println!("cargo:rustc-link-search=native={}", d.display());
+    }
+    for l in &flags.libs {
+        println!("cargo:rustc-link-lib=dylib={l}");
+    }
+
+    let mut cc_build = cc::Build::new();
+    cc_build.file("src/consts.c").include("include").warnings(true);
+    for d in &flags.include_dirs {
+        cc_build.include(d);
+    }
+    cc_build.compile("loggp_consts");
+
+    let mut bg = bindgen::Builder::default()
+        .header("include/loggp_mpi.h")
+        .allowlist_function("PMPI_.*")
+        .allowlist_type("MPI_.*")
+        .allowlist_var("loggp_.*")
+        .blocklist_function("PMPI_.*_c$")
+        .layout_tests(false)
+        .generate_comments(false)
+        .derive_default(true)
+        .derive_debug(false);
+    for d in &flags.include_dirs {
+        bg = bg.clang_arg(format!("-I{}", d.display()));
+    }
+    bg = bg.clang_arg("-Iinclude");
+    let bindings = bg.generate().expect("loggp: bindgen failed on mpi.h");
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("mpi_bindings.rs");
+    bindings.write_to_file(&out).expect("write bindings");
+}
+
+fn which(cmd: &str) -> PathBuf {
+    if cmd.contains('/') {
+        return PathBuf::from(cmd);
+    }
+    env::var_os("PATH")
+        .map(|paths| {
+            env::split_paths(&paths)
+                .map(|p| p.join(cmd))
+                .find(|p| Path::new(p).exists())
+                .unwrap_or_else(|| PathBuf::from(cmd))
+        })
+        .unwrap_or_else(|| PathBuf::from(cmd))
+}

@@ -1,0 +1,308 @@
+//! The loggp report, schema `loggp/1`: the contract between the preloaded shim that writes
+//! it, the `loggp` command that reads it, and users' scripts. See
+//! `shared/docs/report-schema.md`; fields may be added, but renaming or removing one needs
+//! a new schema version.
+//!
+//! Units are in the names (`_ns` nanoseconds, `_bytes` bytes). A value that could not be
+//! determined is `None` (JSON `null`), never 0, and the entry says why in `note`.
+pub mod bins;
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const SCHEMA: &str = "loggp/1";
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Status text of a section that a later version of loggp fills.
+pub const NOT_IMPLEMENTED: &str = "not implemented in this version";
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Report {
+    pub schema: String,
+    pub tool: Tool,
+    pub job: Job,
+    pub ranks: Vec<RankEntry>,
+    pub calibration: Calibration,
+    pub passive: Vec<Passive>,
+    pub thresholds: Vec<Threshold>,
+    pub mpi_overhead: Vec<MpiOverhead>,
+    pub model_check: Vec<ModelCheck>,
+    /// For each array section, whether it is filled ("done") or why not.
+    pub sections: BTreeMap<String, String>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Job {
+    /// False when written on an abort, signal or exit path instead of MPI_Finalize.
+    pub complete: bool,
+    /// How the statistics were taken: "MPI_Finalize", "MPI_Abort", "signal SIGTERM", ...
+    pub end: String,
+    pub executable: String,
+    pub job_id: String,
+    pub ranks: u32,
+    pub hosts: Vec<String>,
+    pub mpi_library: String,
+    pub mpi_flavor: String,
+    pub thread_level: String,
+    pub started_at: String,
+    pub wall_time_ns: f64,
+    pub clock: Clock,
+    pub settings: BTreeMap<String, String>,
+    /// Set in a per-rank partial report: the only rank it holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_rank: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Clock {
+    pub source: String,
+    pub tsc_hz: Option<f64>,
+    pub invariant: bool,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct RankEntry {
+    pub rank: u32,
+    pub host: String,
+    pub pid: u32,
+    pub time_in_mpi_ns: f64,
+    /// Threads that made intercepted calls.
+    pub threads: u32,
+    pub calls: BTreeMap<String, CallStats>,
+    /// Nonblocking and persistent requests by mode, followed from start to completion.
+    pub requests: BTreeMap<String, RequestStats>,
+    /// Records that found their statistics table full: counted in `calls`, but not in
+    /// the size/duration histograms.
+    pub records_without_histogram: u64,
+    /// Requests that could not be tracked (table full): their completions are not timed.
+    pub requests_untracked: u64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct CallStats {
+    pub count: u64,
+    pub bytes: u64,
+    pub time_ns: f64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct RequestStats {
+    /// Completed in a Wait/Test variant (cancelled ones excluded).
+    pub completed: u64,
+    pub completed_bytes: u64,
+    /// Completed and reported cancelled by MPI_Test_cancelled.
+    pub cancelled: u64,
+    /// Released by MPI_Request_free while still active.
+    pub freed_active: u64,
+    /// Lifetime from initiation (or MPI_Start) to completion.
+    pub lifetime_ns: f64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Calibration {
+    pub status: String,
+    pub duration_ns: Option<f64>,
+    pub pairs: Vec<[u32; 2]>,
+    pub mpi: Vec<CalibrationSet>,
+    pub raw: Vec<RawSet>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct CalibrationSet {
+    pub peer_class: String,
+    pub mode: String,
+    pub ranges: Vec<Range>,
+    pub points: Vec<Point>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct RawSet {
+    pub transport: String,
+    pub peer_class: String,
+    pub status: String,
+    pub ranges: Vec<Range>,
+    pub points: Vec<Point>,
+}
+
+/// One protocol range and its LogGP parameters.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Range {
+    pub size_lo_bytes: u64,
+    pub size_hi_bytes: u64,
+    pub send_overhead_ns: Option<f64>,
+    pub recv_overhead_ns: Option<f64>,
+    pub gap_ns: Option<f64>,
+    pub gap_per_byte_ns: Option<f64>,
+    pub latency_ns: Option<f64>,
+    pub fit_rms_ns: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Point {
+    pub size_bytes: u64,
+    pub prtt_1_0_ns: Option<f64>,
+    pub prtt_n_0_ns: Option<f64>,
+    pub prtt_n_d_ns: Option<f64>,
+    pub recv_overhead_ns: Option<f64>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Passive {
+    pub peer_class: String,
+    pub mode: String,
+    pub ranges: Vec<Range>,
+    /// Why `ranges` is empty, when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranges_status: Option<String>,
+    pub bins: Vec<Bin>,
+}
+
+/// Call durations of one (mode, peer class, size bin), all ranks merged.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Bin {
+    pub size_lo_bytes: u64,
+    pub size_hi_bytes: u64,
+    /// Smallest and largest message size actually seen in this bin.
+    pub smallest_bytes: u64,
+    pub largest_bytes: u64,
+    pub count: u64,
+    pub min_ns: Option<f64>,
+    pub p10_ns: Option<f64>,
+    pub p50_ns: Option<f64>,
+    pub p90_ns: Option<f64>,
+    pub mean_ns: Option<f64>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Threshold {
+    pub peer_class: String,
+    pub mode: String,
+    pub active_bytes: Option<u64>,
+    pub passive_lo_bytes: Option<u64>,
+    pub passive_hi_bytes: Option<u64>,
+    pub mpi_t: Option<MpiT>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct MpiT {
+    pub name: String,
+    pub value: i64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct MpiOverhead {
+    pub peer_class: String,
+    pub transport: String,
+    pub size_lo_bytes: u64,
+    pub size_hi_bytes: u64,
+    pub send_overhead_ns: Option<f64>,
+    pub recv_overhead_ns: Option<f64>,
+    pub latency_ns: Option<f64>,
+    pub gap_ns: Option<f64>,
+    pub gap_per_byte_ns: Option<f64>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct ModelCheck {
+    pub peer_class: String,
+    pub mode: String,
+    pub calls: u64,
+    pub median_relative_error: Option<f64>,
+}
+
+/// Why a file could not be read as a loggp report; each says it in one line.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(String, std::io::Error),
+    NotJson(String, String),
+    NotLoggp(String),
+    NewerSchema(String, String),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(p, e) => write!(f, "{p}: cannot read: {e}"),
+            ReadError::NotJson(p, e) => write!(f, "{p}: not a complete JSON document ({e}); a truncated report?"),
+            ReadError::NotLoggp(p) => write!(f, "{p}: JSON, but not a loggp report (no \"schema\": \"loggp/N\")"),
+            ReadError::NewerSchema(p, s) => write!(
+                f,
+                "{p}: report schema {s} is newer than this loggp understands ({SCHEMA}); upgrade loggp"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Parses a report, refusing non-loggp JSON and newer schema versions.
+pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, ReadError> {
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| ReadError::NotJson(path.into(), e.to_string()))?;
+    let schema = value.get("schema").and_then(|s| s.as_str()).unwrap_or("");
+    let version = schema
+        .strip_prefix("loggp/")
+        .and_then(|v| v.parse::<u32>().ok())
+        .ok_or_else(|| ReadError::NotLoggp(path.into()))?;
+    if version > SCHEMA_VERSION {
+        return Err(ReadError::NewerSchema(path.into(), schema.into()));
+    }
+    serde_json::from_value(value).map_err(|e| ReadError::NotJson(path.into(), e.to_string()))
+}
+
+/// Reads and parses a report file.
+pub fn read(path: &str) -> Result<Report, ReadError> {
+    let bytes = std::fs::read(path).map_err(|e| ReadError::Io(path.into(), e))?;
+    parse(path, &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_nulls() {
+        let mut r = Report { schema: SCHEMA.into(), ..Default::default() };
+        r.thresholds.push(Threshold { peer_class: "intra_node".into(), mode: "send".into(), ..Default::default() });
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains("\"active_bytes\":null"));
+        assert_eq!(parse("x", text.as_bytes()).unwrap(), r);
+    }
+
+    #[test]
+    fn refuses_other_json_truncation_and_newer_schema() {
+        assert!(matches!(parse("x", b"{\"a\":1}"), Err(ReadError::NotLoggp(_))));
+        assert!(matches!(parse("x", b"{\"schema\":\"loggp/1\""), Err(ReadError::NotJson(..))));
+        assert!(matches!(parse("x", b"{\"schema\":\"loggp/2\"}"), Err(ReadError::NewerSchema(..))));
+        assert!(parse("x", b"{\"schema\":\"loggp/1\"}").is_ok());
+    }
+}

@@ -1,0 +1,207 @@
+//! Reduce: this rank's per-thread statistics into one table (ns-domain histograms), the
+//! merge of such tables across ranks, and the report sections built from the merged table.
+use crate::clock;
+use crate::hooks::{REQ_CANCELLED, REQ_COMPLETED, REQ_FREED};
+use crate::intercept::{Func, FUNC_NAMES};
+use crate::stats::{self, split_key, Class, Mode};
+use loggp_report::bins::{hist_index, hist_mid, quantile, size_bin_range, HIST_BUCKETS};
+use loggp_report::{Bin, CallStats, Passive, RankEntry, RequestStats, NOT_IMPLEMENTED};
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Key of a merged cell: (func, mode, class, size bin).
+pub type CellKey = (u8, u8, u8, u16);
+
+/// One (func, mode, class, size bin) of statistics with its histogram in ns.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Cell {
+    pub count: u64,
+    pub bytes: u64,
+    pub time_ns: f64,
+    pub min_ns: f64,
+    pub min_size: u64,
+    pub max_size: u64,
+    /// Sparse (bucket, count), buckets of `loggp_report::bins` over ns.
+    pub hist: Vec<(u16, u64)>,
+}
+
+impl Cell {
+    pub fn merge(&mut self, o: &Cell) {
+        if self.count == 0 {
+            *self = o.clone();
+            return;
+        }
+        self.count += o.count;
+        self.bytes += o.bytes;
+        self.time_ns += o.time_ns;
+        self.min_ns = self.min_ns.min(o.min_ns);
+        self.min_size = self.min_size.min(o.min_size);
+        self.max_size = self.max_size.max(o.max_size);
+        let mut dense: BTreeMap<u16, u64> = self.hist.iter().copied().collect();
+        for &(i, c) in &o.hist {
+            *dense.entry(i).or_default() += c;
+        }
+        self.hist = dense.into_iter().collect();
+    }
+}
+
+/// What one rank contributes to the merge: its own summary plus its cells.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct Blob {
+    pub ranks: Vec<RankEntry>,
+    pub cells: Vec<(CellKey, Cell)>,
+    pub warnings: Vec<String>,
+}
+
+/// Per-function totals that missed the cell tables (full table, or no slot).
+fn overflow_totals(ns_per_tick: f64) -> Vec<(usize, u64, u64, f64)> {
+    let mut out = Vec::new();
+    let mut add = |t: &[stats::Totals; stats::MAX_FUNCS]| {
+        for (f, tot) in t.iter().enumerate() {
+            let c = tot.count.load(Relaxed);
+            if c > 0 {
+                out.push((f, c, tot.bytes.load(Relaxed), tot.ticks.load(Relaxed) as f64 * ns_per_tick));
+            }
+        }
+    };
+    stats::for_each_slot(|s| add(s.overflow()));
+    add(stats::shared_overflow());
+    out
+}
+
+/// This rank's cells, merged over its threads, histograms converted to ns.
+pub fn local_cells(ns_per_tick: f64) -> BTreeMap<CellKey, Cell> {
+    let mut cells: BTreeMap<CellKey, Cell> = BTreeMap::new();
+    stats::for_each_slot(|slot| {
+        for c in slot.cells() {
+            let (f, m, cl, bin) = split_key(c.key.load(Relaxed));
+            let count = c.count.load(Relaxed);
+            if count == 0 {
+                continue;
+            }
+            let mut dense = vec![0u64; HIST_BUCKETS];
+            for (i, h) in c.hist.iter().enumerate() {
+                let n = h.load(Relaxed) as u64;
+                if n > 0 {
+                    dense[hist_index((hist_mid(i) * ns_per_tick) as u64)] += n;
+                }
+            }
+            let cell = Cell {
+                count,
+                bytes: c.bytes.load(Relaxed),
+                time_ns: c.ticks.load(Relaxed) as f64 * ns_per_tick,
+                min_ns: c.min_ticks_plus1.load(Relaxed).saturating_sub(1) as f64 * ns_per_tick,
+                min_size: c.min_size_plus1.load(Relaxed).saturating_sub(1),
+                max_size: c.max_size.load(Relaxed),
+                hist: dense.iter().enumerate().filter(|(_, &n)| n > 0).map(|(i, &n)| (i as u16, n)).collect(),
+            };
+            cells.entry((f, m as u8, cl as u8, bin)).or_default().merge(&cell);
+        }
+    });
+    cells
+}
+
+/// Name under which a function id appears in `calls`, if it is an intercepted function.
+fn func_name(f: u8) -> Option<&'static str> {
+    FUNC_NAMES.get(f as usize).copied()
+}
+
+/// This rank's entry of `ranks[]`.
+pub fn rank_entry(rank: u32, host: &str, cells: &BTreeMap<CellKey, Cell>, ns_per_tick: f64) -> RankEntry {
+    let mut e = RankEntry {
+        rank,
+        host: host.to_string(),
+        pid: std::process::id(),
+        threads: stats::threads_seen() as u32,
+        requests_untracked: crate::requests::UNTRACKED.load(Relaxed),
+        ..Default::default()
+    };
+    let mut add_call = |name: &str, count: u64, bytes: u64, time_ns: f64| {
+        let c = e.calls.entry(name.to_string()).or_insert_with(CallStats::default);
+        c.count += count;
+        c.bytes += bytes;
+        c.time_ns += time_ns;
+    };
+    for (&(f, m, _, _), c) in cells {
+        if let Some(name) = func_name(f) {
+            add_call(name, c.count, c.bytes, c.time_ns);
+            continue;
+        }
+        let mode = Mode::from_u8(m).name().to_string();
+        let r = e.requests.entry(mode).or_insert_with(RequestStats::default);
+        match f {
+            REQ_COMPLETED => {
+                r.completed += c.count;
+                r.completed_bytes += c.bytes;
+                r.lifetime_ns += c.time_ns;
+            }
+            REQ_CANCELLED => r.cancelled += c.count,
+            REQ_FREED => r.freed_active += c.count,
+            _ => {}
+        }
+    }
+    let mut dropped = 0;
+    for (f, count, bytes, time_ns) in overflow_totals(ns_per_tick) {
+        if let Some(name) = func_name(f as u8) {
+            add_call(name, count, bytes, time_ns);
+        }
+        dropped += count;
+    }
+    e.records_without_histogram = dropped;
+    e.time_in_mpi_ns = e.calls.values().map(|c| c.time_ns).sum();
+    e
+}
+
+/// Functions whose call duration is a sample of a message's mode: the initiating calls.
+fn initiates(f: u8) -> bool {
+    use Func::*;
+    const F: [Func; 15] = [
+        MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend, MPI_Isend, MPI_Issend, MPI_Ibsend, MPI_Irsend, MPI_Recv,
+        MPI_Irecv, MPI_Mrecv, MPI_Imrecv, MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Start,
+    ];
+    F.iter().any(|&x| x as u8 == f)
+}
+
+/// `passive[]`: per (peer class, mode) the call-duration bins of the initiating calls.
+pub fn passive(cells: &BTreeMap<CellKey, Cell>) -> Vec<Passive> {
+    let mut groups: BTreeMap<(u8, u8), BTreeMap<u16, Cell>> = BTreeMap::new();
+    for (&(f, m, cl, bin), c) in cells {
+        let class = Class::from_u8(cl);
+        if !initiates(f) || Mode::from_u8(m) == Mode::None || !matches!(class, Class::SelfRank | Class::IntraNode | Class::InterNode) {
+            continue;
+        }
+        groups.entry((cl, m)).or_default().entry(bin).or_default().merge(c);
+    }
+    groups
+        .into_iter()
+        .map(|((cl, m), bins)| Passive {
+            peer_class: Class::from_u8(cl).name().into(),
+            mode: Mode::from_u8(m).name().into(),
+            ranges: vec![],
+            ranges_status: Some(NOT_IMPLEMENTED.into()),
+            bins: bins
+                .into_iter()
+                .map(|(bin, c)| {
+                    let (lo, hi) = size_bin_range(bin);
+                    Bin {
+                        size_lo_bytes: lo,
+                        size_hi_bytes: hi,
+                        smallest_bytes: c.min_size,
+                        largest_bytes: c.max_size,
+                        count: c.count,
+                        min_ns: Some(c.min_ns),
+                        p10_ns: quantile(&c.hist, 0.10),
+                        p50_ns: quantile(&c.hist, 0.50),
+                        p90_ns: quantile(&c.hist, 0.90),
+                        mean_ns: Some(c.time_ns / c.count as f64),
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The rank's clock rate, refined over the run.
+pub fn ns_per_tick() -> f64 {
+    clock::ns_per_tick(clock::hz())
+}

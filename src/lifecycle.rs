@@ -1,0 +1,557 @@
+//! The lifecycle of a profiled rank: set-up at MPI_Init, the merge and report at
+//! MPI_Finalize, and the partial reports of every other way out (MPI_Abort, exit without
+//! MPI_Finalize, SIGTERM/SIGINT/SIGHUP). Whichever comes first claims the one transition
+//! to "finishing" (`runtime::begin_finish`), so each rank reports once.
+#![allow(non_snake_case)]
+use crate::collect::{self, Blob, Cell, CellKey};
+use crate::intercept::Func;
+use crate::mpi::{self, MPI_Comm};
+use crate::runtime::{self, fault, protect, say, Guard};
+use crate::{clock, peers, settings, stats};
+use loggp_report::{Calibration, Clock, Job, Report, Tool, NOT_IMPLEMENTED, SCHEMA};
+use std::collections::BTreeMap;
+use std::os::raw::{c_char, c_int};
+use std::sync::Mutex;
+
+/// What MPI_Init learned, for the report.
+#[derive(Clone, Default)]
+struct JobInfo {
+    priv_comm_bits: u64,
+    have_priv: bool,
+    rank: i32,
+    size: i32,
+    host: String,
+    hosts: Vec<String>,
+    job_id: String,
+    executable: String,
+    mpi_library: String,
+    thread_level: String,
+    started_at: String,
+    start_mono_ns: u64,
+    report_path: String,
+}
+
+static JOB: Mutex<Option<JobInfo>> = Mutex::new(None);
+
+fn job() -> Option<JobInfo> {
+    JOB.lock().ok().and_then(|j| j.clone())
+}
+
+const MERGE_TAG: c_int = 0x10_66;
+const HOST_LEN: usize = 256;
+const JOB_ID_LEN: usize = 64;
+
+/// MPI 4.0 §11.2.1.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
+    let Some(_g) = Guard::enter_always() else { return mpi::PMPI_Init(argc, argv) };
+    if settings::get().disable {
+        return mpi::PMPI_Init(argc, argv);
+    }
+    let t0 = clock::now();
+    let rc = mpi::PMPI_Init(argc, argv);
+    let t1 = clock::now();
+    if rc == mpi::success() {
+        after_init(Func::MPI_Init, mpi::thread_single(), t1.wrapping_sub(t0));
+    }
+    rc
+}
+
+/// MPI 4.0 §11.2.1.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init_thread(
+    argc: *mut c_int,
+    argv: *mut *mut *mut c_char,
+    required: c_int,
+    provided: *mut c_int,
+) -> c_int {
+    let Some(_g) = Guard::enter_always() else { return mpi::PMPI_Init_thread(argc, argv, required, provided) };
+    if settings::get().disable {
+        return mpi::PMPI_Init_thread(argc, argv, required, provided);
+    }
+    let t0 = clock::now();
+    let rc = mpi::PMPI_Init_thread(argc, argv, required, provided);
+    let t1 = clock::now();
+    if rc == mpi::success() {
+        let level = if provided.is_null() { required } else { *provided };
+        after_init(Func::MPI_Init_thread, level, t1.wrapping_sub(t0));
+    }
+    rc
+}
+
+fn after_init(func: Func, level: c_int, init_ticks: u64) {
+    protect(|| {
+        if let Err(e) = setup(level) {
+            fault(&e);
+            return;
+        }
+        runtime::set_running();
+        stats::record(func as u8, stats::Mode::None, stats::Class::Unknown, 0, 0, init_ticks);
+    });
+}
+
+fn cstr(buf: &[u8]) -> String {
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+fn copy_into(dst: &mut [u8], s: &str) {
+    let n = s.len().min(dst.len() - 1);
+    dst[..n].copy_from_slice(&s.as_bytes()[..n]);
+}
+
+/// Collective set-up on a private duplicate of MPI_COMM_WORLD: who runs where, the job id,
+/// the report's path. Every rank calls it from MPI_Init.
+fn setup(level: c_int) -> Result<(), String> {
+    let s = settings::get();
+    clock::setup(0);
+    if !stats::setup(s.max_threads, s.cells_per_thread) || !crate::requests::setup(s.max_requests) || !peers::setup() {
+        return Err("cannot map the statistics tables".into());
+    }
+    // SAFETY: MPI is initialised; all buffers are sized as passed.
+    unsafe {
+        let mut priv_comm: MPI_Comm = Default::default();
+        if mpi::PMPI_Comm_dup(mpi::comm_world(), &mut priv_comm) != mpi::success() {
+            return Err("MPI_Comm_dup of MPI_COMM_WORLD failed".into());
+        }
+        mpi::PMPI_Comm_set_errhandler(priv_comm, mpi::errors_return());
+        let (mut rank, mut size) = (0, 0);
+        mpi::PMPI_Comm_rank(priv_comm, &mut rank);
+        mpi::PMPI_Comm_size(priv_comm, &mut size);
+
+        // One fixed-size record per rank: node leader, host name, job id.
+        let mut node: MPI_Comm = Default::default();
+        mpi::PMPI_Comm_split_type(priv_comm, mpi::comm_type_shared(), rank, mpi::info_null(), &mut node);
+        let mut leader = rank;
+        mpi::PMPI_Bcast(&mut leader as *mut c_int as *mut _, 1, mpi::dt_int(), 0, node);
+        mpi::PMPI_Comm_free(&mut node);
+
+        let mut name = vec![0u8; (mpi::max_processor_name() as usize + 1).max(HOST_LEN)];
+        let mut len: c_int = 0;
+        mpi::PMPI_Get_processor_name(name.as_mut_ptr() as *mut c_char, &mut len);
+        let host = cstr(&name);
+        let rec_len = 4 + HOST_LEN + JOB_ID_LEN;
+        let mut mine = vec![0u8; rec_len];
+        mine[..4].copy_from_slice(&leader.to_le_bytes());
+        copy_into(&mut mine[4..4 + HOST_LEN], &host);
+        copy_into(&mut mine[4 + HOST_LEN..], &job_id_from_env());
+        let mut all = vec![0u8; rec_len * size as usize];
+        mpi::PMPI_Allgather(
+            mine.as_ptr() as *const _,
+            rec_len as c_int,
+            mpi::dt_byte(),
+            all.as_mut_ptr() as *mut _,
+            rec_len as c_int,
+            mpi::dt_byte(),
+            priv_comm,
+        );
+        let mut hosts: Vec<String> = Vec::new();
+        let mut nodes: Vec<(i32, u32)> = Vec::new();
+        let (mut node_of, mut host_of) = (Vec::new(), Vec::new());
+        for r in 0..size as usize {
+            let rec = &all[r * rec_len..(r + 1) * rec_len];
+            let l = i32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]);
+            let h = cstr(&rec[4..4 + HOST_LEN]);
+            let hi = match hosts.iter().position(|x| *x == h) {
+                Some(i) => i,
+                None => {
+                    hosts.push(h);
+                    hosts.len() - 1
+                }
+            } as u32;
+            // Same shared-memory domain and same host name: same node.
+            let ni = match nodes.iter().position(|&n| n == (l, hi)) {
+                Some(i) => i,
+                None => {
+                    nodes.push((l, hi));
+                    nodes.len() - 1
+                }
+            } as u32;
+            node_of.push(ni);
+            host_of.push(hi);
+        }
+        let job_id = cstr(&all[4 + HOST_LEN..rec_len]);
+        peers::set_world(rank, size, node_of, hosts.clone(), host_of);
+
+        let mut lib = vec![0u8; mpi::max_library_version_string() as usize + 1];
+        let mut lib_len: c_int = 0;
+        mpi::PMPI_Get_library_version(lib.as_mut_ptr() as *mut c_char, &mut lib_len);
+
+        let executable = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default();
+        let exe_name = std::path::Path::new(&executable)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "app".into());
+        let report_path = absolute(
+            &s.report.clone().unwrap_or_else(|| format!("loggp-{}-{}.json", sanitize(&exe_name), sanitize(&job_id))),
+        );
+        let info = JobInfo {
+            priv_comm_bits: mpi::Handle::bits(priv_comm),
+            have_priv: true,
+            rank,
+            size,
+            host,
+            hosts,
+            job_id,
+            executable,
+            mpi_library: cstr(&lib).trim().to_string(),
+            thread_level: mpi::thread_level_name(level).to_string(),
+            started_at: rfc3339_now(),
+            start_mono_ns: clock::monotonic_raw_ns(),
+            report_path,
+        };
+        if rank == 0 {
+            for e in settings::errors() {
+                say(e);
+            }
+            if s.dump_config {
+                dump_config(s);
+            }
+            if s.verbose >= 1 {
+                say(&format!(
+                    "loggp: profiling {} ranks on {} host(s) ({}); report: {}",
+                    size,
+                    info.hosts.len(),
+                    mpi::FLAVOR,
+                    info.report_path
+                ));
+            }
+        }
+        if let Ok(mut j) = JOB.lock() {
+            *j = Some(info);
+        }
+    }
+    install_exit_paths();
+    Ok(())
+}
+
+fn dump_config(s: &settings::Settings) {
+    say("loggp: effective settings (LOGGP_DUMP_CONFIG=1):");
+    for d in settings::describe(s) {
+        say(&format!("loggp:   {:<24} = {:<32} [{}; default {}] {}", d.name, d.value, d.accepts, d.default, d.what));
+    }
+}
+
+/// A job id from the resource manager, or the pid of rank 0 (chosen at the allgather).
+fn job_id_from_env() -> String {
+    for k in ["SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID", "FLUX_JOB_ID"] {
+        if let Ok(v) = std::env::var(k) {
+            if !v.is_empty() {
+                return v;
+            }
+        }
+    }
+    std::process::id().to_string()
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+}
+
+fn absolute(p: &str) -> String {
+    let path = std::path::Path::new(p);
+    if path.is_absolute() {
+        return p.to_string();
+    }
+    std::env::current_dir().map(|d| d.join(path).display().to_string()).unwrap_or_else(|_| p.to_string())
+}
+
+/// Current UTC time as RFC 3339, without a date library (civil-from-days).
+fn rfc3339_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + (m <= 2) as i64;
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// MPI 4.0 §11.2.2. The ranks merge their statistics over the private communicator in a
+/// binomial tree before PMPI_Finalize; rank 0 writes the report.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+    let Some(_g) = Guard::enter_always() else { return mpi::PMPI_Finalize() };
+    if runtime::begin_finish() {
+        let j = job();
+        protect(|| {
+            if let Some(j) = &j {
+                finalize_report(j);
+            }
+        });
+        runtime::set_done();
+    }
+    mpi::PMPI_Finalize()
+}
+
+fn local_blob(j: &JobInfo, ns_per_tick: f64) -> Blob {
+    if let Some(reason) = runtime::faulted() {
+        return Blob {
+            ranks: vec![],
+            cells: vec![],
+            warnings: vec![format!("rank {}: profiling stopped early: {reason}", j.rank)],
+        };
+    }
+    let cells = collect::local_cells(ns_per_tick);
+    let entry = collect::rank_entry(j.rank as u32, &j.host, &cells, ns_per_tick);
+    Blob { ranks: vec![entry], cells: cells.into_iter().collect(), warnings: vec![] }
+}
+
+fn finalize_report(j: &JobInfo) {
+    let ns_per_tick = collect::ns_per_tick();
+    let mut blob = local_blob(j, ns_per_tick);
+    if !j.have_priv {
+        return;
+    }
+    let comm: MPI_Comm = mpi::Handle::from_bits(j.priv_comm_bits);
+    // Binomial tree: receive from children rank+1, rank+2, rank+4, ... then send to the
+    // parent; log2(P) steps, no rank holds more than its subtree.
+    let mut mask = 1;
+    while mask < j.size {
+        if j.rank & mask != 0 {
+            let bytes = serde_json::to_vec(&blob).unwrap_or_default();
+            // SAFETY: sending a byte buffer on the private communicator.
+            unsafe {
+                mpi::PMPI_Send(bytes.as_ptr() as *const _, bytes.len() as c_int, mpi::dt_byte(), j.rank - mask, MERGE_TAG, comm)
+            };
+            break;
+        }
+        let child = j.rank + mask;
+        if child < j.size {
+            if let Some(b) = recv_blob(comm, child) {
+                merge_blob(&mut blob, b);
+            } else {
+                blob.warnings.push(format!("statistics of rank {child}'s subtree could not be read"));
+            }
+        }
+        mask <<= 1;
+    }
+    if j.rank == 0 {
+        blob.ranks.sort_by_key(|r| r.rank);
+        let report = build_report(j, blob, true, "MPI_Finalize", None, ns_per_tick);
+        write_report(&j.report_path, &report, j.rank, settings::get().verbose >= 1);
+    }
+    // SAFETY: our own communicator.
+    let mut c = comm;
+    unsafe { mpi::PMPI_Comm_free(&mut c) };
+}
+
+fn recv_blob(comm: MPI_Comm, src: c_int) -> Option<Blob> {
+    // SAFETY: probe, size and receive a byte message on the private communicator.
+    unsafe {
+        let mut st = mpi::empty_status();
+        mpi::PMPI_Probe(src, MERGE_TAG, comm, &mut st);
+        let mut n: c_int = 0;
+        mpi::PMPI_Get_count(&st, mpi::dt_byte(), &mut n);
+        let mut buf = vec![0u8; n.max(0) as usize];
+        mpi::PMPI_Recv(buf.as_mut_ptr() as *mut _, n, mpi::dt_byte(), src, MERGE_TAG, comm, mpi::status_ignore());
+        serde_json::from_slice(&buf).ok()
+    }
+}
+
+fn merge_blob(into: &mut Blob, from: Blob) {
+    into.ranks.extend(from.ranks);
+    into.warnings.extend(from.warnings);
+    let mut map: BTreeMap<CellKey, Cell> = std::mem::take(&mut into.cells).into_iter().collect();
+    for (k, c) in from.cells {
+        map.entry(k).or_default().merge(&c);
+    }
+    into.cells = map.into_iter().collect();
+}
+
+fn build_report(j: &JobInfo, blob: Blob, complete: bool, end: &str, partial_rank: Option<u32>, ns_per_tick: f64) -> Report {
+    let s = settings::get();
+    let cells: BTreeMap<CellKey, Cell> = blob.cells.into_iter().collect();
+    let mut warnings = blob.warnings;
+    let untracked: u64 = blob.ranks.iter().map(|r| r.requests_untracked).sum();
+    if untracked > 0 {
+        warnings.push(format!(
+            "{untracked} requests were not tracked (table full, or a Wait/Test array longer than the scratch space); raise LOGGP_MAX_REQUESTS"
+        ));
+    }
+    let dropped: u64 = blob.ranks.iter().map(|r| r.records_without_histogram).sum();
+    if dropped > 0 {
+        warnings.push(format!(
+            "{dropped} calls are counted without a duration histogram (statistics table full or more threads than LOGGP_MAX_THREADS)"
+        ));
+    }
+    let mut sections = BTreeMap::new();
+    for k in ["calibration", "passive.ranges", "thresholds", "mpi_overhead", "model_check"] {
+        sections.insert(k.to_string(), NOT_IMPLEMENTED.to_string());
+    }
+    sections.insert("passive.bins".into(), "done".into());
+    sections.insert("ranks".into(), "done".into());
+    Report {
+        schema: SCHEMA.into(),
+        tool: Tool { name: "loggp".into(), version: env!("CARGO_PKG_VERSION").into() },
+        job: Job {
+            complete,
+            end: end.into(),
+            executable: j.executable.clone(),
+            job_id: j.job_id.clone(),
+            ranks: j.size as u32,
+            hosts: j.hosts.clone(),
+            mpi_library: j.mpi_library.clone(),
+            mpi_flavor: mpi::FLAVOR.into(),
+            thread_level: j.thread_level.clone(),
+            started_at: j.started_at.clone(),
+            wall_time_ns: clock::monotonic_raw_ns().saturating_sub(j.start_mono_ns) as f64,
+            clock: Clock {
+                source: clock::source().name().into(),
+                tsc_hz: (clock::source() != clock::Source::ClockGettime).then(|| 1e9 / ns_per_tick),
+                invariant: clock::invariant(),
+            },
+            settings: settings::describe(s).into_iter().map(|d| (d.name.to_string(), d.value)).collect(),
+            partial_rank,
+        },
+        passive: collect::passive(&cells),
+        ranks: blob.ranks,
+        calibration: Calibration { status: format!("skipped: {NOT_IMPLEMENTED}"), ..Default::default() },
+        thresholds: vec![],
+        mpi_overhead: vec![],
+        model_check: vec![],
+        sections,
+        warnings,
+    }
+}
+
+/// Writes `report` atomically: a new temporary file in the same directory (never following
+/// a symlink), then rename. A failure is one warning; the application is not affected.
+fn write_report(path: &str, report: &Report, rank: i32, announce: bool) {
+    let text = match serde_json::to_vec_pretty(report) {
+        Ok(t) => t,
+        Err(e) => return say(&format!("loggp: cannot encode the report: {e}")),
+    };
+    let tmp = format!("{path}.tmp.{}", std::process::id());
+    let res = (|| -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp)?;
+        f.write_all(&text)?;
+        f.write_all(b"\n")?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    match res {
+        Ok(()) if announce => say(&format!("loggp: rank {rank}: report written to {path}")),
+        Ok(()) => {}
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            say(&format!("loggp: rank {rank}: cannot write the report to {path}: {e}"));
+        }
+    }
+}
+
+/// Path of a rank's partial report: `<report without .json>.rank<R>.json`.
+fn partial_path(report: &str, rank: i32) -> String {
+    let stem = report.strip_suffix(".json").unwrap_or(report);
+    format!("{stem}.rank{rank}.json")
+}
+
+/// This rank's own statistics, without MPI, marked incomplete.
+fn write_partial(end: &str) {
+    if !settings::get().partial || !runtime::begin_finish() {
+        return;
+    }
+    protect(|| {
+        if let Some(j) = job() {
+            let ns_per_tick = collect::ns_per_tick();
+            let blob = local_blob(&j, ns_per_tick);
+            let mut report = build_report(&j, blob, false, end, Some(j.rank as u32), ns_per_tick);
+            report.job.hosts = vec![j.host.clone()];
+            write_report(&partial_path(&j.report_path, j.rank), &report, j.rank, settings::get().verbose >= 2);
+        }
+    });
+    runtime::set_done();
+}
+
+/// MPI 4.0 §9.5: the calling rank leaves its statistics before the job is torn down.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
+    if let Some(_g) = Guard::enter_always() {
+        write_partial("MPI_Abort");
+    }
+    mpi::PMPI_Abort(comm, errorcode)
+}
+
+extern "C" fn at_exit() {
+    if runtime::phase() == runtime::Phase::Running {
+        if let Some(_g) = Guard::enter_always() {
+            write_partial("exit without MPI_Finalize");
+        }
+    }
+}
+
+const SIGNALS: [c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
+static OLD_ACTIONS: Mutex<Vec<(c_int, libc::sigaction)>> = Mutex::new(Vec::new());
+
+extern "C" fn on_signal(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // No MPI here. The statistics are plain memory; the report goes through write/rename.
+    let name = match sig {
+        libc::SIGTERM => "signal SIGTERM",
+        libc::SIGINT => "signal SIGINT",
+        _ => "signal SIGHUP",
+    };
+    if let Some(_g) = Guard::enter_always() {
+        write_partial(name);
+    }
+    // Then whatever would have happened without us.
+    let old = OLD_ACTIONS.try_lock().ok().and_then(|v| v.iter().find(|(s, _)| *s == sig).map(|(_, a)| *a));
+    // SAFETY: restoring or invoking the previous disposition of this signal.
+    unsafe {
+        match old {
+            Some(a) if a.sa_sigaction == libc::SIG_IGN => {}
+            Some(a) if a.sa_sigaction != libc::SIG_DFL => {
+                if a.sa_flags & libc::SA_SIGINFO != 0 {
+                    let f: extern "C" fn(c_int, *mut libc::siginfo_t, *mut libc::c_void) = std::mem::transmute(a.sa_sigaction);
+                    f(sig, info, ctx);
+                } else {
+                    let f: extern "C" fn(c_int) = std::mem::transmute(a.sa_sigaction);
+                    f(sig);
+                }
+            }
+            _ => {
+                libc::signal(sig, libc::SIG_DFL);
+                libc::raise(sig);
+            }
+        }
+    }
+}
+
+fn install_exit_paths() {
+    // SAFETY: registering process-wide handlers once, at MPI_Init.
+    unsafe {
+        libc::atexit(at_exit);
+        let mut olds = Vec::new();
+        for &sig in &SIGNALS {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(sig, std::ptr::null(), &mut old);
+            if old.sa_sigaction == libc::SIG_IGN {
+                continue; // the application ignores it: so do we
+            }
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = on_signal as *const () as usize;
+            act.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+            libc::sigemptyset(&mut act.sa_mask);
+            if libc::sigaction(sig, &act, std::ptr::null_mut()) == 0 {
+                olds.push((sig, old));
+            }
+        }
+        if let Ok(mut v) = OLD_ACTIONS.lock() {
+            *v = olds;
+        }
+    }
+}

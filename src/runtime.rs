@@ -1,0 +1,155 @@
+//! The shim's state and its two safety nets: the reentry guard and the fault stop.
+//!
+//! `ACTIVE` is the one flag the hot path reads: true between a successful MPI_Init set-up
+//! and the start of MPI_Finalize, false when LOGGP_DISABLE is set or after a fault. A
+//! panic anywhere in the shim's own code is caught at the C boundary by [`protect`]; it
+//! turns profiling off for the rest of the run and says so once on stderr.
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::*};
+use std::sync::Mutex;
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static FAULTED: AtomicBool = AtomicBool::new(false);
+static FAULT_REASON: Mutex<String> = Mutex::new(String::new());
+
+/// Lifecycle: every exit path (Finalize, Abort, exit, signal) goes through one transition
+/// to `Done`, so that a report is written at most once per rank.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum Phase {
+    Loaded = 0,
+    Running = 1,
+    Finishing = 2,
+    Done = 3,
+}
+
+static PHASE: AtomicU8 = AtomicU8::new(Phase::Loaded as u8);
+
+pub fn phase() -> Phase {
+    match PHASE.load(Acquire) {
+        0 => Phase::Loaded,
+        1 => Phase::Running,
+        2 => Phase::Finishing,
+        _ => Phase::Done,
+    }
+}
+
+pub fn set_running() {
+    PHASE.store(Phase::Running as u8, Release);
+    if !FAULTED.load(Relaxed) {
+        ACTIVE.store(true, Release);
+    }
+}
+
+/// Claims the right to write this rank's final or partial statistics: true for exactly one
+/// caller, the first exit path to get here.
+pub fn begin_finish() -> bool {
+    ACTIVE.store(false, Release);
+    PHASE
+        .compare_exchange(Phase::Running as u8, Phase::Finishing as u8, AcqRel, Acquire)
+        .is_ok()
+}
+
+pub fn set_done() {
+    PHASE.store(Phase::Done as u8, Release);
+}
+
+pub fn faulted() -> Option<String> {
+    if FAULTED.load(Acquire) {
+        Some(FAULT_REASON.lock().map(|s| s.clone()).unwrap_or_default())
+    } else {
+        None
+    }
+}
+
+thread_local! {
+    static DEPTH: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Held while an intercepted call runs; a nested MPI_ call (an MPI implementation calling
+/// its own MPI_ symbols, a Fortran binding routed through C) passes straight through.
+pub struct Guard(());
+
+impl Guard {
+    #[inline(always)]
+    pub fn enter() -> Option<Guard> {
+        if !ACTIVE.load(Relaxed) {
+            return None;
+        }
+        DEPTH.with(|d| {
+            if d.get() {
+                None
+            } else {
+                d.set(true);
+                Some(Guard(()))
+            }
+        })
+    }
+
+    /// Like `enter`, but also while profiling is off (for the lifecycle calls).
+    pub fn enter_always() -> Option<Guard> {
+        DEPTH.with(|d| {
+            if d.get() {
+                None
+            } else {
+                d.set(true);
+                Some(Guard(()))
+            }
+        })
+    }
+}
+
+impl Drop for Guard {
+    #[inline(always)]
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(false));
+    }
+}
+
+/// Runs shim code; a panic stops profiling instead of crossing into the application.
+#[inline(always)]
+pub fn protect<F: FnOnce()>(f: F) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+        fault("internal error (panic) while recording");
+    }
+}
+
+/// Stops profiling for the rest of the run and says so once.
+#[cold]
+pub fn fault(reason: &str) {
+    ACTIVE.store(false, Release);
+    if !FAULTED.swap(true, AcqRel) {
+        if let Ok(mut r) = FAULT_REASON.lock() {
+            *r = reason.to_string();
+        }
+        say(&format!("loggp: {reason}; profiling stopped for the rest of this run, the application continues"));
+    }
+}
+
+/// Writes one line to stderr without panicking (eprintln! can panic on a closed stderr).
+pub fn say(line: &str) {
+    let mut buf = Vec::with_capacity(line.len() + 1);
+    buf.extend_from_slice(line.as_bytes());
+    buf.push(b'\n');
+    let mut off = 0;
+    while off < buf.len() {
+        // SAFETY: valid buffer; fd 2 may be closed, in which case write fails harmlessly.
+        let n = unsafe { libc::write(2, buf[off..].as_ptr() as *const _, buf.len() - off) };
+        if n <= 0 {
+            break;
+        }
+        off += n as usize;
+    }
+}
+
+/// Installs a panic hook that stays silent for panics inside the shim (its own message
+/// comes from `fault`) and defers to the previous hook otherwise.
+pub fn install_panic_hook() {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let ours = DEPTH.try_with(|d| d.get()).unwrap_or(false);
+        if !ours {
+            prev(info);
+        }
+    }));
+}

@@ -1,0 +1,237 @@
+//! LOGGP_* settings, read once when the library is loaded and never on the hot path.
+//!
+//! A value that does not parse produces one message naming the variable, the value and
+//! what is accepted; the default is used and the application is not affected. Messages
+//! are kept until MPI_Init so that only rank 0 prints them.
+use std::sync::OnceLock;
+
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Pure pass-through: every wrapper calls PMPI_ and nothing else.
+    pub disable: bool,
+    /// Report path; None means `loggp-<executable>-<job id or pid>.json` in rank 0's cwd.
+    pub report: Option<String>,
+    /// 0 silent, 1 one line at start and end, 2 per-rank details.
+    pub verbose: u8,
+    /// Rank 0 prints the effective settings at MPI_Init.
+    pub dump_config: bool,
+    /// Threads per rank with their own statistics; later threads share exact counters.
+    pub max_threads: usize,
+    /// Statistics cells (function, peer class, size bin) per thread.
+    pub cells_per_thread: usize,
+    /// Nonblocking requests tracked at once per rank.
+    pub max_requests: usize,
+    /// Write each rank's own statistics when the job dies before MPI_Finalize.
+    pub partial: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            disable: false,
+            report: None,
+            verbose: 1,
+            dump_config: false,
+            max_threads: 64,
+            cells_per_thread: 1024,
+            max_requests: 1 << 16,
+            partial: true,
+        }
+    }
+}
+
+/// One setting: its name, what it accepts, its default, and its effective value.
+pub struct Described {
+    pub name: &'static str,
+    pub accepts: &'static str,
+    pub default: String,
+    pub value: String,
+    pub what: &'static str,
+}
+
+static SETTINGS: OnceLock<(Settings, Vec<String>)> = OnceLock::new();
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "yes" | "true" | "on" => Some(true),
+        "0" | "no" | "false" | "off" | "" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_range(v: &str, lo: usize, hi: usize) -> Option<usize> {
+    v.trim().parse::<usize>().ok().filter(|n| (lo..=hi).contains(n))
+}
+
+/// Reads the environment through `get` (the real environment, or a map in tests).
+pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
+    let mut s = Settings::default();
+    let mut errors = Vec::new();
+    let mut bad = |name: &str, value: &str, accepts: &str, default: String| {
+        errors.push(format!(
+            "loggp: {name}={value:?} is not valid (accepted: {accepts}); using the default {default}"
+        ));
+    };
+    if let Some(v) = get("LOGGP_DISABLE") {
+        match parse_bool(&v) {
+            Some(b) => s.disable = b,
+            None => bad("LOGGP_DISABLE", &v, "0, 1, yes, no, true, false, on, off", "0".into()),
+        }
+    }
+    if let Some(v) = get("LOGGP_REPORT") {
+        if v.is_empty() || v.ends_with('/') {
+            bad("LOGGP_REPORT", &v, "a file path", "loggp-<executable>-<job>.json".into());
+        } else {
+            s.report = Some(v);
+        }
+    }
+    if let Some(v) = get("LOGGP_VERBOSE") {
+        match parse_range(&v, 0, 2) {
+            Some(n) => s.verbose = n as u8,
+            None => bad("LOGGP_VERBOSE", &v, "0, 1 or 2", "1".into()),
+        }
+    }
+    if let Some(v) = get("LOGGP_DUMP_CONFIG") {
+        match parse_bool(&v) {
+            Some(b) => s.dump_config = b,
+            None => bad("LOGGP_DUMP_CONFIG", &v, "0 or 1", "0".into()),
+        }
+    }
+    if let Some(v) = get("LOGGP_MAX_THREADS") {
+        match parse_range(&v, 1, 4096) {
+            Some(n) => s.max_threads = n,
+            None => bad("LOGGP_MAX_THREADS", &v, "an integer from 1 to 4096", "64".into()),
+        }
+    }
+    if let Some(v) = get("LOGGP_CELLS_PER_THREAD") {
+        match parse_range(&v, 64, 1 << 20) {
+            Some(n) => s.cells_per_thread = n.next_power_of_two(),
+            None => bad("LOGGP_CELLS_PER_THREAD", &v, "an integer from 64 to 1048576", "1024".into()),
+        }
+    }
+    if let Some(v) = get("LOGGP_MAX_REQUESTS") {
+        match parse_range(&v, 256, 1 << 24) {
+            Some(n) => s.max_requests = n.next_power_of_two(),
+            None => bad("LOGGP_MAX_REQUESTS", &v, "an integer from 256 to 16777216", "65536".into()),
+        }
+    }
+    if let Some(v) = get("LOGGP_PARTIAL") {
+        match parse_bool(&v) {
+            Some(b) => s.partial = b,
+            None => bad("LOGGP_PARTIAL", &v, "0 or 1", "1".into()),
+        }
+    }
+    (s, errors)
+}
+
+/// Reads the real environment once (at library load).
+pub fn load() {
+    SETTINGS.get_or_init(|| parse(|k| std::env::var(k).ok()));
+}
+
+pub fn get() -> &'static Settings {
+    static FALLBACK: OnceLock<Settings> = OnceLock::new();
+    match SETTINGS.get() {
+        Some((s, _)) => s,
+        None => FALLBACK.get_or_init(Settings::default),
+    }
+}
+
+/// Messages about bad values, to be printed once (by rank 0).
+pub fn errors() -> &'static [String] {
+    SETTINGS.get().map(|(_, e)| e.as_slice()).unwrap_or(&[])
+}
+
+/// Every setting with its effective value, for LOGGP_DUMP_CONFIG and the report.
+pub fn describe(s: &Settings) -> Vec<Described> {
+    let b = |v: bool| if v { "1".to_string() } else { "0".to_string() };
+    vec![
+        Described {
+            name: "LOGGP_DISABLE",
+            accepts: "0|1",
+            default: "0".into(),
+            value: b(s.disable),
+            what: "pure pass-through, no profiling",
+        },
+        Described {
+            name: "LOGGP_REPORT",
+            accepts: "path",
+            default: "loggp-<executable>-<job>.json".into(),
+            value: s.report.clone().unwrap_or_else(|| "loggp-<executable>-<job>.json".into()),
+            what: "where rank 0 writes the job's report",
+        },
+        Described {
+            name: "LOGGP_VERBOSE",
+            accepts: "0|1|2",
+            default: "1".into(),
+            value: s.verbose.to_string(),
+            what: "0 silent, 1 start/end lines, 2 details",
+        },
+        Described {
+            name: "LOGGP_DUMP_CONFIG",
+            accepts: "0|1",
+            default: "0".into(),
+            value: b(s.dump_config),
+            what: "rank 0 prints these settings at MPI_Init",
+        },
+        Described {
+            name: "LOGGP_MAX_THREADS",
+            accepts: "1..4096",
+            default: "64".into(),
+            value: s.max_threads.to_string(),
+            what: "threads per rank with their own statistics",
+        },
+        Described {
+            name: "LOGGP_CELLS_PER_THREAD",
+            accepts: "64..1048576",
+            default: "1024".into(),
+            value: s.cells_per_thread.to_string(),
+            what: "(function, peer class, size bin) cells per thread",
+        },
+        Described {
+            name: "LOGGP_MAX_REQUESTS",
+            accepts: "256..16777216",
+            default: "65536".into(),
+            value: s.max_requests.to_string(),
+            what: "nonblocking requests tracked at once",
+        },
+        Described {
+            name: "LOGGP_PARTIAL",
+            accepts: "0|1",
+            default: "1".into(),
+            value: b(s.partial),
+            what: "per-rank partial report if the job dies early",
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn with(pairs: &[(&str, &str)]) -> (Settings, Vec<String>) {
+        let m: HashMap<String, String> =
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        parse(|k| m.get(k).cloned())
+    }
+
+    #[test]
+    fn garbage_values_name_variable_value_and_accepted_and_keep_default() {
+        let (s, e) = with(&[("LOGGP_VERBOSE", "loud"), ("LOGGP_MAX_THREADS", "-3")]);
+        assert_eq!(s.verbose, 1);
+        assert_eq!(s.max_threads, 64);
+        assert_eq!(e.len(), 2);
+        assert!(e[0].contains("LOGGP_VERBOSE") && e[0].contains("\"loud\"") && e[0].contains("0, 1 or 2"));
+        assert!(e[1].contains("LOGGP_MAX_THREADS") && e[1].contains("\"-3\""));
+    }
+
+    #[test]
+    fn good_values_are_taken() {
+        let (s, e) = with(&[("LOGGP_DISABLE", "yes"), ("LOGGP_REPORT", "/tmp/x.json"), ("LOGGP_MAX_REQUESTS", "1000")]);
+        assert!(e.is_empty());
+        assert!(s.disable);
+        assert_eq!(s.report.as_deref(), Some("/tmp/x.json"));
+        assert_eq!(s.max_requests, 1024);
+    }
+}
