@@ -190,9 +190,10 @@ pub fn passive(cells: &BTreeMap<CellKey, Cell>) -> Vec<Passive> {
                         largest_bytes: c.max_size,
                         count: c.count,
                         min_ns: Some(c.min_ns),
-                        p10_ns: quantile(&c.hist, 0.10),
-                        p50_ns: quantile(&c.hist, 0.50),
-                        p90_ns: quantile(&c.hist, 0.90),
+                        // A bucket midpoint can sit below the exact minimum: clamp.
+                        p10_ns: quantile(&c.hist, 0.10).map(|q| q.max(c.min_ns)),
+                        p50_ns: quantile(&c.hist, 0.50).map(|q| q.max(c.min_ns)),
+                        p90_ns: quantile(&c.hist, 0.90).map(|q| q.max(c.min_ns)),
                         mean_ns: Some(c.time_ns / c.count as f64),
                     }
                 })

@@ -35,6 +35,7 @@ static void fill(int n, int seed) { for (int i = 0; i < n; i++) sbuf[i] = (char)
 static int check(int n, int seed) { for (int i = 0; i < n; i++) if (rbuf[i] != (char)(i * 7 + seed)) return 0; return 1; }
 
 int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

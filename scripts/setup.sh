@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what loggp needs on Debian 12 when it is missing: both MPIs, libclang for
+# bindgen, gfortran, and the real programs the tests run (NetPIPE, mpi4py).
+set -euo pipefail
+pkgs=(openmpi-bin libopenmpi-dev mpich libmpich-dev libclang-dev clang gcc gfortran
+      python3-mpi4py netpipe-openmpi netpipe-mpich2 pkg-config ca-certificates)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+  [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+fi
+command -v cargo >/dev/null 2>&1 || { echo "setup: cargo (Rust >= 1.79) is required: https://rustup.rs" >&2; exit 1; }
