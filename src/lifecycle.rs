@@ -505,9 +505,9 @@ extern "C" fn on_signal(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut libc::
         libc::SIGINT => "signal SIGINT",
         _ => "signal SIGHUP",
     };
-    if let Some(_g) = Guard::enter_always() {
-        write_partial(name);
-    }
+    // The interrupted thread may be inside an intercepted call (holding the reentry
+    // guard); the handler makes no MPI call, so it does not need the guard.
+    write_partial(name);
     // Then whatever would have happened without us.
     let old = OLD_ACTIONS.try_lock().ok().and_then(|v| v.iter().find(|(s, _)| *s == sig).map(|(_, a)| *a));
     // SAFETY: restoring or invoking the previous disposition of this signal.

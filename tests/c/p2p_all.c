@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { F_Send, F_Ssend, F_Bsend, F_Rsend, F_Isend, F_Issend, F_Ibsend, F_Irsend, F_Recv, F_Irecv,
        F_Probe, F_Iprobe, F_Mprobe, F_Improbe, F_Mrecv, F_Imrecv, F_Sendrecv, F_Sendrecv_replace,
@@ -27,8 +28,13 @@ static char *sbuf, *rbuf;
 #define MAXB (1 << 18)
 
 static void out(const char *fmt, long a, long b, long c) {
-    /* One line per event, tagged with the rank; the harness sorts lines before comparing. */
-    printf("r%d ", rank); printf(fmt, a, b, c); printf("\n");
+    /* One line per event, tagged with the rank, written whole by one write(2) so that
+     * launchers cannot interleave ranks within a line; the harness sorts lines. */
+    char line[256], body[200];
+    snprintf(body, sizeof body, fmt, a, b, c);
+    int n = snprintf(line, sizeof line, "r%d %s\n", rank, body);
+    fflush(stdout);
+    if (write(1, line, n) < 0) abort();
 }
 
 static void fill(int n, int seed) { for (int i = 0; i < n; i++) sbuf[i] = (char)(i * 7 + seed); }

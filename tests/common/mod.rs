@@ -1,0 +1,184 @@
+//! Harness for the integration tests: compile C programs with each MPI's compiler wrapper,
+//! run them under that MPI's launcher with and without the shim, read the report.
+#![allow(dead_code)]
+use loggp_report::Report;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mpi {
+    OpenMpi,
+    Mpich,
+}
+
+pub const BOTH: [Mpi; 2] = [Mpi::OpenMpi, Mpi::Mpich];
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+impl Mpi {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mpi::OpenMpi => "openmpi",
+            Mpi::Mpich => "mpich",
+        }
+    }
+    pub fn mpicc(self) -> &'static str {
+        match self {
+            Mpi::OpenMpi => "mpicc.openmpi",
+            Mpi::Mpich => "mpicc.mpich",
+        }
+    }
+    pub fn mpirun(self) -> &'static str {
+        match self {
+            Mpi::OpenMpi => "mpirun.openmpi",
+            Mpi::Mpich => "mpirun.mpich",
+        }
+    }
+    /// The shim built for this MPI (scripts/build.sh builds both).
+    pub fn shim(self) -> PathBuf {
+        let p = match self {
+            Mpi::OpenMpi => root().join("target/release/libloggp.so"),
+            Mpi::Mpich => root().join("target/mpich/release/libloggp.so"),
+        };
+        assert!(p.exists(), "{} is missing: run scripts/build.sh first", p.display());
+        p
+    }
+}
+
+/// A scratch directory per test, under target/.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = root().join("target/it").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Compiles tests/c/<src> (C, or Fortran by extension) for `mpi`, once per process.
+pub fn compile(mpi: Mpi, src: &str, extra: &[&str]) -> PathBuf {
+    let dir = root().join("target/it-bin").join(mpi.name());
+    std::fs::create_dir_all(&dir).unwrap();
+    let stem = Path::new(src).file_stem().unwrap().to_string_lossy().to_string();
+    let out = dir.join(&stem);
+    let srcp = root().join("tests/c").join(src);
+    let fresh = out.exists()
+        && out.metadata().unwrap().modified().unwrap() >= srcp.metadata().unwrap().modified().unwrap();
+    if !fresh {
+        let o = Command::new(mpi.mpicc())
+            .args(["-O2", "-w", "-o"])
+            .arg(&out)
+            .arg(&srcp)
+            .args(extra)
+            .output()
+            .expect("MPI compiler wrapper not found: run scripts/setup.sh");
+        assert!(o.status.success(), "compile {src}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    out
+}
+
+pub struct Run {
+    pub np: usize,
+    pub shim: bool,
+    pub env: Vec<(String, String)>,
+    pub timeout_s: u32,
+}
+
+impl Run {
+    pub fn new(np: usize, shim: bool) -> Run {
+        Run { np, shim, env: vec![], timeout_s: 120 }
+    }
+    pub fn env(mut self, k: &str, v: &str) -> Run {
+        self.env.push((k.into(), v.into()));
+        self
+    }
+}
+
+/// Runs `prog args` under `mpi`'s launcher; the environment reaches every rank the
+/// launcher's own way (-x for Open MPI, -genv for hydra).
+pub fn run(mpi: Mpi, r: &Run, prog: &Path, args: &[&str], cwd: &Path) -> Output {
+    let mut env = r.env.clone();
+    if r.shim {
+        env.push(("LD_PRELOAD".into(), mpi.shim().display().to_string()));
+    }
+    let mut cmd = Command::new("timeout");
+    cmd.arg("-k").arg("10").arg(r.timeout_s.to_string()).arg(mpi.mpirun());
+    match mpi {
+        Mpi::OpenMpi => {
+            cmd.args(["--oversubscribe", "-np", &r.np.to_string()]);
+            for (k, v) in &env {
+                cmd.env(k, v);
+                cmd.args(["-x", k]);
+            }
+        }
+        Mpi::Mpich => {
+            cmd.args(["-n", &r.np.to_string()]);
+            for (k, v) in &env {
+                cmd.args(["-genv", k, v]);
+            }
+        }
+    }
+    cmd.arg(prog).args(args).current_dir(cwd).stdin(Stdio::null());
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    cmd.output().expect("launcher not found: run scripts/setup.sh")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn read_report(p: &Path) -> Report {
+    let text = std::fs::read(p).unwrap_or_else(|e| panic!("report {}: {e}", p.display()));
+    loggp_report::parse(&p.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Sum of (count, bytes) per function over all ranks.
+pub fn call_totals(r: &Report) -> BTreeMap<String, (u64, u64)> {
+    let mut m: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for rank in &r.ranks {
+        for (f, c) in &rank.calls {
+            let e = m.entry(f.clone()).or_default();
+            e.0 += c.count;
+            e.1 += c.bytes;
+        }
+    }
+    m
+}
+
+/// "EXPECT <function> <count> <bytes>" lines a test program printed.
+pub fn expected(out: &str) -> BTreeMap<String, (u64, u64)> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix("EXPECT "))
+        .map(|l| {
+            let v: Vec<&str> = l.split_whitespace().collect();
+            (v[0].to_string(), (v[1].parse().unwrap(), v[2].parse().unwrap()))
+        })
+        .collect()
+}
+
+/// The program's own observations (not its timing-dependent EXPECT lines), sorted.
+pub fn observations(out: &str) -> Vec<String> {
+    let mut v: Vec<String> = out.lines().filter(|l| !l.starts_with("EXPECT ")).map(String::from).collect();
+    v.sort();
+    v
+}
+
+/// Asserts the report's counts and bytes equal the program's, function by function.
+pub fn assert_counts(report: &Report, expect: &BTreeMap<String, (u64, u64)>, ignore: &[&str]) {
+    let got = call_totals(report);
+    let mut diffs = vec![];
+    for f in expect.keys().chain(got.keys()) {
+        if ignore.contains(&f.as_str()) {
+            continue;
+        }
+        if expect.get(f) != got.get(f) {
+            diffs.push(format!("{f}: program {:?}, report {:?}", expect.get(f), got.get(f)));
+        }
+    }
+    diffs.dedup();
+    assert!(diffs.is_empty(), "counts differ:\n{}", diffs.join("\n"));
+}

@@ -1,0 +1,120 @@
+//! Jobs that end badly end as they would without the shim, and leave what they learned:
+//! MPI_Abort, a rank killed by SIGTERM, exit without MPI_Finalize; an unwritable report
+//! directory; garbage LOGGP_* values.
+mod common;
+use common::*;
+use std::path::Path;
+
+fn partials(dir: &Path) -> Vec<loggp_report::Report> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("r.rank"))
+        .map(|p| read_report(&p))
+        .collect();
+    v.sort_by_key(|r| r.job.partial_rank);
+    v
+}
+
+/// Runs `faults <how>` with and without the shim: same exit status, no hang, and the
+/// partial reports that exist are valid JSON marked incomplete.
+fn ends_like_without_shim(mpi: Mpi, how: &str) -> Vec<loggp_report::Report> {
+    let dir = scratch(&format!("faults_{how}_{}", mpi.name()));
+    let prog = compile(mpi, "faults.c", &[]);
+    let mut plain_run = Run::new(2, false);
+    plain_run.timeout_s = 60;
+    let plain = run(mpi, &plain_run, &prog, &[how], &dir);
+    let report = dir.join("r.json");
+    let mut shim_run = Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap());
+    shim_run.timeout_s = 60;
+    let shim = run(mpi, &shim_run, &prog, &[how], &dir);
+    assert_ne!(plain.status.code(), Some(124), "the plain run hung");
+    assert_eq!(plain.status.code(), shim.status.code(), "{how}: exit status changed: {}", stderr(&shim));
+    assert!(!report.exists(), "no complete report without MPI_Finalize");
+    let p = partials(&dir);
+    for r in &p {
+        assert!(!r.job.complete);
+        assert_eq!(r.ranks.len(), 1);
+        assert_eq!(Some(r.ranks[0].rank), r.job.partial_rank);
+    }
+    p
+}
+
+#[test]
+fn abort_leaves_partial_reports_openmpi() {
+    let p = ends_like_without_shim(Mpi::OpenMpi, "abort");
+    // The aborting rank writes its own; Open MPI then SIGTERMs the other one.
+    let ends: Vec<_> = p.iter().map(|r| r.job.end.as_str()).collect();
+    assert_eq!(ends, ["signal SIGTERM", "MPI_Abort"]);
+    assert_eq!(p[0].ranks[0].calls["MPI_Send"].count, 10);
+    assert_eq!(p[1].ranks[0].calls["MPI_Recv"].count, 10);
+}
+
+#[test]
+fn sigterm_leaves_partial_reports_openmpi() {
+    let p = ends_like_without_shim(Mpi::OpenMpi, "sigterm");
+    let ends: Vec<_> = p.iter().map(|r| r.job.end.as_str()).collect();
+    assert_eq!(ends, ["signal SIGTERM", "signal SIGTERM"]);
+}
+
+#[test]
+fn exit_without_finalize_leaves_partial_reports() {
+    for mpi in BOTH {
+        let p = ends_like_without_shim(mpi, "exit");
+        assert_eq!(p.len(), 2, "{}", mpi.name());
+        assert!(p.iter().all(|r| r.job.end == "exit without MPI_Finalize"));
+    }
+}
+
+#[test]
+fn abort_and_sigterm_end_as_without_shim_mpich() {
+    // Hydra's way of ending the other ranks varies; what must hold is the exit status,
+    // no hang, and a valid partial report from the aborting rank.
+    let p = ends_like_without_shim(Mpi::Mpich, "abort");
+    assert!(p.iter().any(|r| r.job.end == "MPI_Abort"));
+    let p = ends_like_without_shim(Mpi::Mpich, "sigterm");
+    assert!(p.iter().any(|r| r.job.end == "signal SIGTERM"));
+}
+
+#[test]
+fn unwritable_report_directory_is_a_warning_not_a_failure() {
+    for mpi in BOTH {
+        let dir = scratch(&format!("unwritable_{}", mpi.name()));
+        let prog = compile(mpi, "p2p_all.c", &[]);
+        let o = run(mpi, &Run::new(2, true).env("LOGGP_REPORT", "/proc/loggp-no-such-dir/r.json"), &prog, &[], &dir);
+        assert!(o.status.success(), "{}: {}", mpi.name(), stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("cannot write the report to /proc/loggp-no-such-dir/r.json"), "{err}");
+    }
+}
+
+#[test]
+fn garbage_settings_get_one_clear_message_and_the_defaults() {
+    for mpi in BOTH {
+        let dir = scratch(&format!("garbage_{}", mpi.name()));
+        let prog = compile(mpi, "p2p_all.c", &[]);
+        let report = dir.join("r.json");
+        let o = run(
+            mpi,
+            &Run::new(2, true)
+                .env("LOGGP_REPORT", report.to_str().unwrap())
+                .env("LOGGP_VERBOSE", "loud")
+                .env("LOGGP_MAX_THREADS", "-1")
+                .env("LOGGP_DUMP_CONFIG", "1"),
+            &prog,
+            &[],
+            &dir,
+        );
+        assert!(o.status.success());
+        let err = stderr(&o);
+        let verbose_msgs: Vec<_> = err.lines().filter(|l| l.contains("LOGGP_VERBOSE=\"loud\"")).collect();
+        assert_eq!(verbose_msgs.len(), 1, "one message, from rank 0: {err}");
+        assert!(verbose_msgs[0].contains("accepted: 0, 1 or 2") && verbose_msgs[0].contains("default 1"));
+        assert!(err.contains("LOGGP_MAX_THREADS=\"-1\""));
+        // LOGGP_DUMP_CONFIG prints the effective settings, defaults in place of the garbage.
+        assert!(err.lines().any(|l| l.contains("LOGGP_VERBOSE") && l.contains("= 1 ")), "{err}");
+        let r = read_report(&report);
+        assert_eq!(r.job.settings["LOGGP_MAX_THREADS"], "64");
+    }
+}
