@@ -35,7 +35,11 @@ fn mpi_flags(mpicc: &str) -> MpiFlags {
                  (apt install libopenmpi-dev or libmpich-dev) or set MPICC"
             )
         });
-    let mut flags = MpiFlags { include_dirs: vec![], lib_dirs: vec![], libs: vec![] };
+    let mut flags = MpiFlags {
+        include_dirs: vec![],
+        lib_dirs: vec![],
+        libs: vec![],
+    };
     for tok in text.split_whitespace() {
         if let Some(p) = tok.strip_prefix("-I") {
             flags.include_dirs.push(PathBuf::from(p));
@@ -88,7 +92,10 @@ fn main() {
     }
 
     let mut cc_build = cc::Build::new();
-    cc_build.file("src/consts.c").include("include").warnings(true);
+    cc_build
+        .file("src/consts.c")
+        .include("include")
+        .warnings(true);
     for d in &flags.include_dirs {
         cc_build.include(d);
     }

@@ -38,7 +38,10 @@ static INIT_HZ_BITS: AtomicU64 = AtomicU64::new(0);
 /// CLOCK_MONOTONIC_RAW in ns. Async-signal-safe.
 #[inline]
 pub fn monotonic_raw_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid pointer to a timespec.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64

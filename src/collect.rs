@@ -5,7 +5,7 @@ use crate::hooks::{REQ_CANCELLED, REQ_COMPLETED, REQ_FREED};
 use crate::intercept::{Func, FUNC_NAMES};
 use crate::stats::{self, split_key, Class, Mode};
 use loggp_report::bins::{hist_index, hist_mid, quantile, size_bin_range, HIST_BUCKETS};
-use loggp_report::{Bin, CallStats, Passive, RankEntry, RequestStats, NOT_IMPLEMENTED};
+use loggp_report::{Bin, Passive, RankEntry, NOT_IMPLEMENTED};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -60,7 +60,12 @@ fn overflow_totals(ns_per_tick: f64) -> Vec<(usize, u64, u64, f64)> {
         for (f, tot) in t.iter().enumerate() {
             let c = tot.count.load(Relaxed);
             if c > 0 {
-                out.push((f, c, tot.bytes.load(Relaxed), tot.ticks.load(Relaxed) as f64 * ns_per_tick));
+                out.push((
+                    f,
+                    c,
+                    tot.bytes.load(Relaxed),
+                    tot.ticks.load(Relaxed) as f64 * ns_per_tick,
+                ));
             }
         }
     };
@@ -93,9 +98,17 @@ pub fn local_cells(ns_per_tick: f64) -> BTreeMap<CellKey, Cell> {
                 min_ns: c.min_ticks_plus1.load(Relaxed).saturating_sub(1) as f64 * ns_per_tick,
                 min_size: c.min_size_plus1.load(Relaxed).saturating_sub(1),
                 max_size: c.max_size.load(Relaxed),
-                hist: dense.iter().enumerate().filter(|(_, &n)| n > 0).map(|(i, &n)| (i as u16, n)).collect(),
+                hist: dense
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &n)| n > 0)
+                    .map(|(i, &n)| (i as u16, n))
+                    .collect(),
             };
-            cells.entry((f, m as u8, cl as u8, bin)).or_default().merge(&cell);
+            cells
+                .entry((f, m as u8, cl as u8, bin))
+                .or_default()
+                .merge(&cell);
         }
     });
     cells
@@ -107,7 +120,12 @@ fn func_name(f: u8) -> Option<&'static str> {
 }
 
 /// This rank's entry of `ranks[]`.
-pub fn rank_entry(rank: u32, host: &str, cells: &BTreeMap<CellKey, Cell>, ns_per_tick: f64) -> RankEntry {
+pub fn rank_entry(
+    rank: u32,
+    host: &str,
+    cells: &BTreeMap<CellKey, Cell>,
+    ns_per_tick: f64,
+) -> RankEntry {
     let mut e = RankEntry {
         rank,
         host: host.to_string(),
@@ -117,7 +135,7 @@ pub fn rank_entry(rank: u32, host: &str, cells: &BTreeMap<CellKey, Cell>, ns_per
         ..Default::default()
     };
     let mut add_call = |name: &str, count: u64, bytes: u64, time_ns: f64| {
-        let c = e.calls.entry(name.to_string()).or_insert_with(CallStats::default);
+        let c = e.calls.entry(name.to_string()).or_default();
         c.count += count;
         c.bytes += bytes;
         c.time_ns += time_ns;
@@ -128,7 +146,7 @@ pub fn rank_entry(rank: u32, host: &str, cells: &BTreeMap<CellKey, Cell>, ns_per
             continue;
         }
         let mode = Mode::from_u8(m).name().to_string();
-        let r = e.requests.entry(mode).or_insert_with(RequestStats::default);
+        let r = e.requests.entry(mode).or_default();
         match f {
             REQ_COMPLETED => {
                 r.completed += c.count;
@@ -156,8 +174,21 @@ pub fn rank_entry(rank: u32, host: &str, cells: &BTreeMap<CellKey, Cell>, ns_per
 fn initiates(f: u8) -> bool {
     use Func::*;
     const F: [Func; 15] = [
-        MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend, MPI_Isend, MPI_Issend, MPI_Ibsend, MPI_Irsend, MPI_Recv,
-        MPI_Irecv, MPI_Mrecv, MPI_Imrecv, MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Start,
+        MPI_Send,
+        MPI_Ssend,
+        MPI_Bsend,
+        MPI_Rsend,
+        MPI_Isend,
+        MPI_Issend,
+        MPI_Ibsend,
+        MPI_Irsend,
+        MPI_Recv,
+        MPI_Irecv,
+        MPI_Mrecv,
+        MPI_Imrecv,
+        MPI_Sendrecv,
+        MPI_Sendrecv_replace,
+        MPI_Start,
     ];
     F.iter().any(|&x| x as u8 == f)
 }
@@ -167,10 +198,18 @@ pub fn passive(cells: &BTreeMap<CellKey, Cell>) -> Vec<Passive> {
     let mut groups: BTreeMap<(u8, u8), BTreeMap<u16, Cell>> = BTreeMap::new();
     for (&(f, m, cl, bin), c) in cells {
         let class = Class::from_u8(cl);
-        if !initiates(f) || Mode::from_u8(m) == Mode::None || !matches!(class, Class::SelfRank | Class::IntraNode | Class::InterNode) {
+        if !initiates(f)
+            || Mode::from_u8(m) == Mode::None
+            || !matches!(class, Class::SelfRank | Class::IntraNode | Class::InterNode)
+        {
             continue;
         }
-        groups.entry((cl, m)).or_default().entry(bin).or_default().merge(c);
+        groups
+            .entry((cl, m))
+            .or_default()
+            .entry(bin)
+            .or_default()
+            .merge(c);
     }
     groups
         .into_iter()

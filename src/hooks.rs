@@ -20,7 +20,7 @@ pub const REQ_FREED: u8 = 62;
 
 /// Bytes of `count` elements of `dt` (0 on error or a negative count).
 #[inline(always)]
-pub fn msg_bytes(count: c_int, dt: MPI_Datatype) -> u64 {
+pub(crate) fn msg_bytes(count: c_int, dt: MPI_Datatype) -> u64 {
     if count <= 0 {
         return 0;
     }
@@ -50,7 +50,7 @@ fn status_source(st: *const MPI_Status) -> c_int {
 
 /// MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend (MPI 4.0 §3.2.1, §3.4).
 #[inline(always)]
-pub fn blocking_send(
+pub(crate) fn blocking_send(
     func: u8,
     mode: Mode,
     count: c_int,
@@ -64,7 +64,11 @@ pub fn blocking_send(
     let t1 = now();
     protect(|| {
         let (class, _) = classify(comm, dest);
-        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
+        let size = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(count, dt)
+        };
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
     });
     rc
@@ -73,7 +77,7 @@ pub fn blocking_send(
 /// MPI_Isend/Issend/Ibsend/Irsend and the persistent MPI_*send_init (MPI 4.0 §3.7, §3.9).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub fn start_send(
+pub(crate) fn start_send(
     func: u8,
     mode: Mode,
     persistent: bool,
@@ -89,9 +93,20 @@ pub fn start_send(
     let t1 = now();
     protect(|| {
         let (class, peer) = classify(comm, dest);
-        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
+        let size = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(count, dt)
+        };
         // A persistent init moves nothing: its bytes count when MPI_Start starts it.
-        record(func, mode, class, size, if persistent { 0 } else { size }, t1.wrapping_sub(t0));
+        record(
+            func,
+            mode,
+            class,
+            size,
+            if persistent { 0 } else { size },
+            t1.wrapping_sub(t0),
+        );
         track(rc, request, mode, class, peer, size, persistent, t0, comm);
     });
     rc
@@ -138,7 +153,7 @@ fn track(
 /// MPI_Irecv and MPI_Recv_init.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub fn start_recv(
+pub(crate) fn start_recv(
     func: u8,
     persistent: bool,
     count: c_int,
@@ -153,9 +168,30 @@ pub fn start_recv(
     let t1 = now();
     protect(|| {
         let (class, peer) = classify(comm, source);
-        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
-        record(func, Mode::Irecv, class, size, if persistent { 0 } else { size }, t1.wrapping_sub(t0));
-        track(rc, request, Mode::Irecv, class, peer, size, persistent, t0, comm);
+        let size = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(count, dt)
+        };
+        record(
+            func,
+            Mode::Irecv,
+            class,
+            size,
+            if persistent { 0 } else { size },
+            t1.wrapping_sub(t0),
+        );
+        track(
+            rc,
+            request,
+            Mode::Irecv,
+            class,
+            peer,
+            size,
+            persistent,
+            t0,
+            comm,
+        );
     });
     rc
 }
@@ -175,7 +211,7 @@ fn recv_class(comm: MPI_Comm, source: c_int, st: *const MPI_Status, rc: c_int) -
 
 /// MPI_Recv (MPI 4.0 §3.2.4). Size is what was posted: count × type size.
 #[inline(always)]
-pub fn blocking_recv(
+pub(crate) fn blocking_recv(
     func: u8,
     count: c_int,
     dt: MPI_Datatype,
@@ -185,13 +221,21 @@ pub fn blocking_recv(
     call: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
     let mut local = mpi::empty_status();
-    let st = if source == mpi::any_source() { visible_status(status, &mut local) } else { status };
+    let st = if source == mpi::any_source() {
+        visible_status(status, &mut local)
+    } else {
+        status
+    };
     let t0 = now();
     let rc = call(st);
     let t1 = now();
     protect(|| {
         let class = recv_class(comm, source, st, rc);
-        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
+        let size = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(count, dt)
+        };
         record(func, Mode::Recv, class, size, size, t1.wrapping_sub(t0));
     });
     rc
@@ -201,7 +245,7 @@ pub fn blocking_recv(
 /// bytes are both directions.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub fn sendrecv(
+pub(crate) fn sendrecv(
     func: u8,
     send_count: c_int,
     send_dt: MPI_Datatype,
@@ -217,16 +261,31 @@ pub fn sendrecv(
     let t1 = now();
     protect(|| {
         let (class, _) = classify(comm, dest);
-        let send = if class == Class::ProcNull { 0 } else { msg_bytes(send_count, send_dt) };
-        let recv = if source == mpi::proc_null() { 0 } else { msg_bytes(recv_count, recv_dt) };
-        record(func, Mode::Sendrecv, class, send, send + recv, t1.wrapping_sub(t0));
+        let send = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(send_count, send_dt)
+        };
+        let recv = if source == mpi::proc_null() {
+            0
+        } else {
+            msg_bytes(recv_count, recv_dt)
+        };
+        record(
+            func,
+            Mode::Sendrecv,
+            class,
+            send,
+            send + recv,
+            t1.wrapping_sub(t0),
+        );
     });
     rc
 }
 
 /// MPI_Probe and MPI_Iprobe: no data moves; the class comes from the status.
 #[inline(always)]
-pub fn probe(
+pub(crate) fn probe(
     func: u8,
     source: c_int,
     comm: MPI_Comm,
@@ -242,7 +301,11 @@ pub fn probe(
     protect(|| {
         // SAFETY: flag, when given, was written by the PMPI_ call.
         let found = flag.is_null() || unsafe { *flag } != 0;
-        let class = if found { recv_class(comm, source, st, rc) } else { classify(comm, source).0 };
+        let class = if found {
+            recv_class(comm, source, st, rc)
+        } else {
+            classify(comm, source).0
+        };
         record(func, Mode::None, class, 0, 0, t1.wrapping_sub(t0));
     });
     rc
@@ -251,7 +314,7 @@ pub fn probe(
 /// MPI_Mprobe and MPI_Improbe (MPI 4.0 §3.8.2): the matched message is remembered with
 /// its peer so that MPI_Mrecv/MPI_Imrecv can classify it.
 #[inline(always)]
-pub fn mprobe(
+pub(crate) fn mprobe(
     func: u8,
     source: c_int,
     comm: MPI_Comm,
@@ -269,7 +332,14 @@ pub fn mprobe(
         // SAFETY: flag, when given, was written by the PMPI_ call.
         let found = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
         let (class, peer) = if found {
-            classify(comm, if source == mpi::any_source() { status_source(st) } else { source })
+            classify(
+                comm,
+                if source == mpi::any_source() {
+                    status_source(st)
+                } else {
+                    source
+                },
+            )
         } else {
             classify(comm, source)
         };
@@ -301,7 +371,7 @@ pub fn mprobe(
 
 /// MPI_Mrecv and MPI_Imrecv: the message handle is read before the call (which resets it).
 #[inline(always)]
-pub fn mrecv(
+pub(crate) fn mrecv(
     func: u8,
     count: c_int,
     dt: MPI_Datatype,
@@ -310,7 +380,11 @@ pub fn mrecv(
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     // SAFETY: the caller passes a valid message handle pointer (MPI requires it).
-    let m = if message.is_null() { mpi::message_null() } else { unsafe { *message } };
+    let m = if message.is_null() {
+        mpi::message_null()
+    } else {
+        unsafe { *message }
+    };
     let t0 = now();
     let rc = call();
     let t1 = now();
@@ -323,7 +397,11 @@ pub fn mrecv(
                 None => (Class::Unknown, -1, 0),
             }
         };
-        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
+        let size = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(count, dt)
+        };
         record(func, Mode::Mrecv, class, size, size, t1.wrapping_sub(t0));
         if !request.is_null() && rc == mpi::success() {
             // SAFETY: written by the successful PMPI_Imrecv.
@@ -353,14 +431,22 @@ pub fn mrecv(
 /// MPI_Start (MPI 4.0 §3.9): a persistent request becomes active; its bytes count now,
 /// under the nonblocking mode it starts.
 #[inline(always)]
-pub fn start(func: u8, request: *mut MPI_Request, call: impl FnOnce() -> c_int) -> c_int {
+pub(crate) fn start(func: u8, request: *mut MPI_Request, call: impl FnOnce() -> c_int) -> c_int {
     // SAFETY: MPI requires a valid request pointer.
-    let bits = if request.is_null() { 0 } else { unsafe { *request }.bits() };
+    let bits = if request.is_null() {
+        0
+    } else {
+        unsafe { *request }.bits()
+    };
     let t0 = now();
     let rc = call();
     let t1 = now();
     protect(|| {
-        let started = if rc == mpi::success() { restart(bits, t0) } else { None };
+        let started = if rc == mpi::success() {
+            restart(bits, t0)
+        } else {
+            None
+        };
         match started {
             Some(i) => record(func, i.mode, i.class, i.bytes, i.bytes, t1.wrapping_sub(t0)),
             None => record(func, Mode::None, Class::Unknown, 0, 0, t1.wrapping_sub(t0)),
@@ -379,7 +465,12 @@ fn restart(bits: u64, t0: u64) -> Option<Info> {
 }
 
 /// MPI_Startall: each request restarts; the call is recorded once with all bytes.
-pub fn startall(func: u8, count: c_int, requests_: *mut MPI_Request, call: impl FnOnce() -> c_int) -> c_int {
+pub(crate) fn startall(
+    func: u8,
+    count: c_int,
+    requests_: *mut MPI_Request,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
     let t0 = now();
     let rc = call();
     let t1 = now();
@@ -394,15 +485,30 @@ pub fn startall(func: u8, count: c_int, requests_: *mut MPI_Request, call: impl 
                 }
             }
         }
-        record(func, Mode::None, Class::Unknown, 0, bytes, t1.wrapping_sub(t0));
+        record(
+            func,
+            Mode::None,
+            Class::Unknown,
+            0,
+            bytes,
+            t1.wrapping_sub(t0),
+        );
     });
     rc
 }
 
 /// MPI_Request_free: an active request freed before completion is counted as such.
-pub fn request_free(func: u8, request: *mut MPI_Request, call: impl FnOnce() -> c_int) -> c_int {
+pub(crate) fn request_free(
+    func: u8,
+    request: *mut MPI_Request,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
     // SAFETY: MPI requires a valid request pointer.
-    let bits = if request.is_null() { 0 } else { unsafe { *request }.bits() };
+    let bits = if request.is_null() {
+        0
+    } else {
+        unsafe { *request }.bits()
+    };
     let t0 = now();
     let rc = call();
     let t1 = now();
@@ -420,9 +526,13 @@ pub fn request_free(func: u8, request: *mut MPI_Request, call: impl FnOnce() -> 
 }
 
 /// MPI_Cancel: marks the request, so that its completion is checked for cancellation.
-pub fn cancel(func: u8, request: *mut MPI_Request, call: impl FnOnce() -> c_int) -> c_int {
+pub(crate) fn cancel(func: u8, request: *mut MPI_Request, call: impl FnOnce() -> c_int) -> c_int {
     // SAFETY: MPI requires a valid request pointer.
-    let bits = if request.is_null() { 0 } else { unsafe { *request }.bits() };
+    let bits = if request.is_null() {
+        0
+    } else {
+        unsafe { *request }.bits()
+    };
     let t0 = now();
     let rc = call();
     let t1 = now();
@@ -459,8 +569,19 @@ fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
         unsafe { mpi::PMPI_Test_cancelled(st, &mut flag) };
         cancelled = flag != 0;
     }
-    let pseudo = if cancelled { REQ_CANCELLED } else { REQ_COMPLETED };
-    record(pseudo, info.mode, class, info.bytes, info.bytes, t_done.wrapping_sub(info.start_ticks));
+    let pseudo = if cancelled {
+        REQ_CANCELLED
+    } else {
+        REQ_COMPLETED
+    };
+    record(
+        pseudo,
+        info.mode,
+        class,
+        info.bytes,
+        info.bytes,
+        t_done.wrapping_sub(info.start_ticks),
+    );
     Some(Info { class, ..info })
 }
 
@@ -475,7 +596,7 @@ fn record_completion_call(func: u8, only: Option<Info>, n_done: usize, ticks: u6
 }
 
 /// MPI_Wait and MPI_Test (MPI 4.0 §3.7.3). `flag` is null for Wait.
-pub fn wait_one(
+pub(crate) fn wait_one(
     func: u8,
     request: *mut MPI_Request,
     flag: *mut c_int,
@@ -483,7 +604,11 @@ pub fn wait_one(
     call: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
     // SAFETY: MPI requires a valid request pointer.
-    let bits = if request.is_null() { 0 } else { unsafe { *request }.bits() };
+    let bits = if request.is_null() {
+        0
+    } else {
+        unsafe { *request }.bits()
+    };
     let mut local = mpi::empty_status();
     let st = visible_status(status, &mut local);
     let t0 = now();
@@ -492,7 +617,11 @@ pub fn wait_one(
     protect(|| {
         // SAFETY: flag, when given, was written by PMPI_Test.
         let done = flag.is_null() || unsafe { *flag } != 0;
-        let info = if done && bits != mpi::request_null().bits() { complete(bits, st, t1) } else { None };
+        let info = if done && bits != mpi::request_null().bits() {
+            complete(bits, st, t1)
+        } else {
+            None
+        };
         record_completion_call(func, info, info.is_some() as usize, t1.wrapping_sub(t0));
     });
     rc
@@ -536,7 +665,7 @@ fn nth_status(statuses: *mut MPI_Status, j: usize) -> *const MPI_Status {
 
 /// MPI_Waitall and MPI_Testall: every request completed when the call succeeds (and, for
 /// Testall, sets the flag).
-pub fn wait_all(
+pub(crate) fn wait_all(
     func: u8,
     count: c_int,
     reqs: *mut MPI_Request,
@@ -569,7 +698,7 @@ pub fn wait_all(
 
 /// MPI_Waitany and MPI_Testany: at most one completes, named by `index`.
 #[allow(clippy::too_many_arguments)]
-pub fn wait_any(
+pub(crate) fn wait_any(
     func: u8,
     count: c_int,
     reqs: *mut MPI_Request,
@@ -587,7 +716,11 @@ pub fn wait_any(
     protect(|| {
         // SAFETY: index and flag were written by the PMPI_ call.
         let done = flag.is_null() || unsafe { *flag } != 0;
-        let idx = if index.is_null() { mpi::undefined() } else { unsafe { *index } };
+        let idx = if index.is_null() {
+            mpi::undefined()
+        } else {
+            unsafe { *index }
+        };
         let mut info = None;
         if done && idx != mpi::undefined() && idx >= 0 {
             if let Some(bits) = remembered(idx as usize, n) {
@@ -600,7 +733,7 @@ pub fn wait_any(
 }
 
 /// MPI_Waitsome and MPI_Testsome: `outcount` requests complete, named by `indices`.
-pub fn wait_some(
+pub(crate) fn wait_some(
     func: u8,
     count: c_int,
     reqs: *mut MPI_Request,
@@ -615,7 +748,11 @@ pub fn wait_some(
     let t1 = now();
     protect(|| {
         // SAFETY: outcount and indices were written by the PMPI_ call.
-        let out = if outcount.is_null() { mpi::undefined() } else { unsafe { *outcount } };
+        let out = if outcount.is_null() {
+            mpi::undefined()
+        } else {
+            unsafe { *outcount }
+        };
         let (mut last, mut n_done) = (None, 0);
         if rc == mpi::success() && out != mpi::undefined() && out > 0 && !indices.is_null() {
             for j in 0..out as usize {

@@ -151,4 +151,3 @@ pub unsafe extern "C" fn MPI_Comm_free(comm: *mut MPI_Comm) -> c_int {
     }
     PMPI_Comm_free(comm)
 }
-

@@ -44,7 +44,9 @@ const JOB_ID_LEN: usize = 64;
 /// MPI 4.0 §11.2.1.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
-    let Some(_g) = Guard::enter_always() else { return mpi::PMPI_Init(argc, argv) };
+    let Some(_g) = Guard::enter_always() else {
+        return mpi::PMPI_Init(argc, argv);
+    };
     if settings::get().disable {
         return mpi::PMPI_Init(argc, argv);
     }
@@ -65,7 +67,9 @@ pub unsafe extern "C" fn MPI_Init_thread(
     required: c_int,
     provided: *mut c_int,
 ) -> c_int {
-    let Some(_g) = Guard::enter_always() else { return mpi::PMPI_Init_thread(argc, argv, required, provided) };
+    let Some(_g) = Guard::enter_always() else {
+        return mpi::PMPI_Init_thread(argc, argv, required, provided);
+    };
     if settings::get().disable {
         return mpi::PMPI_Init_thread(argc, argv, required, provided);
     }
@@ -73,7 +77,11 @@ pub unsafe extern "C" fn MPI_Init_thread(
     let rc = mpi::PMPI_Init_thread(argc, argv, required, provided);
     let t1 = clock::now();
     if rc == mpi::success() {
-        let level = if provided.is_null() { required } else { *provided };
+        let level = if provided.is_null() {
+            required
+        } else {
+            *provided
+        };
         after_init(Func::MPI_Init_thread, level, t1.wrapping_sub(t0));
     }
     rc
@@ -86,7 +94,14 @@ fn after_init(func: Func, level: c_int, init_ticks: u64) {
             return;
         }
         runtime::set_running();
-        stats::record(func as u8, stats::Mode::None, stats::Class::Unknown, 0, 0, init_ticks);
+        stats::record(
+            func as u8,
+            stats::Mode::None,
+            stats::Class::Unknown,
+            0,
+            0,
+            init_ticks,
+        );
     });
 }
 
@@ -105,7 +120,10 @@ fn copy_into(dst: &mut [u8], s: &str) {
 fn setup(level: c_int) -> Result<(), String> {
     let s = settings::get();
     clock::setup(0);
-    if !stats::setup(s.max_threads, s.cells_per_thread) || !crate::requests::setup(s.max_requests) || !peers::setup() {
+    if !stats::setup(s.max_threads, s.cells_per_thread)
+        || !crate::requests::setup(s.max_requests)
+        || !peers::setup()
+    {
         return Err("cannot map the statistics tables".into());
     }
     // SAFETY: MPI is initialised; all buffers are sized as passed.
@@ -121,9 +139,21 @@ fn setup(level: c_int) -> Result<(), String> {
 
         // One fixed-size record per rank: node leader, host name, job id.
         let mut node: MPI_Comm = Default::default();
-        mpi::PMPI_Comm_split_type(priv_comm, mpi::comm_type_shared(), rank, mpi::info_null(), &mut node);
+        mpi::PMPI_Comm_split_type(
+            priv_comm,
+            mpi::comm_type_shared(),
+            rank,
+            mpi::info_null(),
+            &mut node,
+        );
         let mut leader = rank;
-        mpi::PMPI_Bcast(&mut leader as *mut c_int as *mut _, 1, mpi::dt_int(), 0, node);
+        mpi::PMPI_Bcast(
+            &mut leader as *mut c_int as *mut _,
+            1,
+            mpi::dt_int(),
+            0,
+            node,
+        );
         mpi::PMPI_Comm_free(&mut node);
 
         let mut name = vec![0u8; (mpi::max_processor_name() as usize + 1).max(HOST_LEN)];
@@ -177,14 +207,16 @@ fn setup(level: c_int) -> Result<(), String> {
         let mut lib_len: c_int = 0;
         mpi::PMPI_Get_library_version(lib.as_mut_ptr() as *mut c_char, &mut lib_len);
 
-        let executable = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default();
+        let executable = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
         let exe_name = std::path::Path::new(&executable)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "app".into());
-        let report_path = absolute(
-            &s.report.clone().unwrap_or_else(|| format!("loggp-{}-{}.json", sanitize(&exe_name), sanitize(&job_id))),
-        );
+        let report_path = absolute(&s.report.clone().unwrap_or_else(|| {
+            format!("loggp-{}-{}.json", sanitize(&exe_name), sanitize(&job_id))
+        }));
         let info = JobInfo {
             priv_comm_bits: mpi::Handle::bits(priv_comm),
             have_priv: true,
@@ -228,13 +260,22 @@ fn setup(level: c_int) -> Result<(), String> {
 fn dump_config(s: &settings::Settings) {
     say("loggp: effective settings (LOGGP_DUMP_CONFIG=1):");
     for d in settings::describe(s) {
-        say(&format!("loggp:   {:<24} = {:<32} [{}; default {}] {}", d.name, d.value, d.accepts, d.default, d.what));
+        say(&format!(
+            "loggp:   {:<24} = {:<32} [{}; default {}] {}",
+            d.name, d.value, d.accepts, d.default, d.what
+        ));
     }
 }
 
 /// A job id from the resource manager, or the pid of rank 0 (chosen at the allgather).
 fn job_id_from_env() -> String {
-    for k in ["SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "JOB_ID", "FLUX_JOB_ID"] {
+    for k in [
+        "SLURM_JOB_ID",
+        "PBS_JOBID",
+        "LSB_JOBID",
+        "JOB_ID",
+        "FLUX_JOB_ID",
+    ] {
         if let Ok(v) = std::env::var(k) {
             if !v.is_empty() {
                 return v;
@@ -245,7 +286,15 @@ fn job_id_from_env() -> String {
 }
 
 fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 fn absolute(p: &str) -> String {
@@ -253,7 +302,9 @@ fn absolute(p: &str) -> String {
     if path.is_absolute() {
         return p.to_string();
     }
-    std::env::current_dir().map(|d| d.join(path).display().to_string()).unwrap_or_else(|_| p.to_string())
+    std::env::current_dir()
+        .map(|d| d.join(path).display().to_string())
+        .unwrap_or_else(|_| p.to_string())
 }
 
 /// Current UTC time as RFC 3339, without a date library (civil-from-days).
@@ -272,14 +323,21 @@ fn rfc3339_now() -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + (m <= 2) as i64;
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// MPI 4.0 §11.2.2. The ranks merge their statistics over the private communicator in a
 /// binomial tree before PMPI_Finalize; rank 0 writes the report.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalize() -> c_int {
-    let Some(_g) = Guard::enter_always() else { return mpi::PMPI_Finalize() };
+    let Some(_g) = Guard::enter_always() else {
+        return mpi::PMPI_Finalize();
+    };
     if runtime::begin_finish() {
         let j = job();
         protect(|| {
@@ -297,12 +355,19 @@ fn local_blob(j: &JobInfo, ns_per_tick: f64) -> Blob {
         return Blob {
             ranks: vec![],
             cells: vec![],
-            warnings: vec![format!("rank {}: profiling stopped early: {reason}", j.rank)],
+            warnings: vec![format!(
+                "rank {}: profiling stopped early: {reason}",
+                j.rank
+            )],
         };
     }
     let cells = collect::local_cells(ns_per_tick);
     let entry = collect::rank_entry(j.rank as u32, &j.host, &cells, ns_per_tick);
-    Blob { ranks: vec![entry], cells: cells.into_iter().collect(), warnings: vec![] }
+    Blob {
+        ranks: vec![entry],
+        cells: cells.into_iter().collect(),
+        warnings: vec![],
+    }
 }
 
 fn finalize_report(j: &JobInfo) {
@@ -320,7 +385,14 @@ fn finalize_report(j: &JobInfo) {
             let bytes = serde_json::to_vec(&blob).unwrap_or_default();
             // SAFETY: sending a byte buffer on the private communicator.
             unsafe {
-                mpi::PMPI_Send(bytes.as_ptr() as *const _, bytes.len() as c_int, mpi::dt_byte(), j.rank - mask, MERGE_TAG, comm)
+                mpi::PMPI_Send(
+                    bytes.as_ptr() as *const _,
+                    bytes.len() as c_int,
+                    mpi::dt_byte(),
+                    j.rank - mask,
+                    MERGE_TAG,
+                    comm,
+                )
             };
             break;
         }
@@ -329,7 +401,9 @@ fn finalize_report(j: &JobInfo) {
             if let Some(b) = recv_blob(comm, child) {
                 merge_blob(&mut blob, b);
             } else {
-                blob.warnings.push(format!("statistics of rank {child}'s subtree could not be read"));
+                blob.warnings.push(format!(
+                    "statistics of rank {child}'s subtree could not be read"
+                ));
             }
         }
         mask <<= 1;
@@ -337,7 +411,12 @@ fn finalize_report(j: &JobInfo) {
     if j.rank == 0 {
         blob.ranks.sort_by_key(|r| r.rank);
         let report = build_report(j, blob, true, "MPI_Finalize", None, ns_per_tick);
-        write_report(&j.report_path, &report, j.rank, settings::get().verbose >= 1);
+        write_report(
+            &j.report_path,
+            &report,
+            j.rank,
+            settings::get().verbose >= 1,
+        );
     }
     // SAFETY: our own communicator.
     let mut c = comm;
@@ -352,7 +431,15 @@ fn recv_blob(comm: MPI_Comm, src: c_int) -> Option<Blob> {
         let mut n: c_int = 0;
         mpi::PMPI_Get_count(&st, mpi::dt_byte(), &mut n);
         let mut buf = vec![0u8; n.max(0) as usize];
-        mpi::PMPI_Recv(buf.as_mut_ptr() as *mut _, n, mpi::dt_byte(), src, MERGE_TAG, comm, mpi::status_ignore());
+        mpi::PMPI_Recv(
+            buf.as_mut_ptr() as *mut _,
+            n,
+            mpi::dt_byte(),
+            src,
+            MERGE_TAG,
+            comm,
+            mpi::status_ignore(),
+        );
         serde_json::from_slice(&buf).ok()
     }
 }
@@ -367,7 +454,14 @@ fn merge_blob(into: &mut Blob, from: Blob) {
     into.cells = map.into_iter().collect();
 }
 
-fn build_report(j: &JobInfo, blob: Blob, complete: bool, end: &str, partial_rank: Option<u32>, ns_per_tick: f64) -> Report {
+fn build_report(
+    j: &JobInfo,
+    blob: Blob,
+    complete: bool,
+    end: &str,
+    partial_rank: Option<u32>,
+    ns_per_tick: f64,
+) -> Report {
     let s = settings::get();
     let cells: BTreeMap<CellKey, Cell> = blob.cells.into_iter().collect();
     let mut warnings = blob.warnings;
@@ -384,14 +478,23 @@ fn build_report(j: &JobInfo, blob: Blob, complete: bool, end: &str, partial_rank
         ));
     }
     let mut sections = BTreeMap::new();
-    for k in ["calibration", "passive.ranges", "thresholds", "mpi_overhead", "model_check"] {
+    for k in [
+        "calibration",
+        "passive.ranges",
+        "thresholds",
+        "mpi_overhead",
+        "model_check",
+    ] {
         sections.insert(k.to_string(), NOT_IMPLEMENTED.to_string());
     }
     sections.insert("passive.bins".into(), "done".into());
     sections.insert("ranks".into(), "done".into());
     Report {
         schema: SCHEMA.into(),
-        tool: Tool { name: "loggp".into(), version: env!("CARGO_PKG_VERSION").into() },
+        tool: Tool {
+            name: "loggp".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
         job: Job {
             complete,
             end: end.into(),
@@ -409,12 +512,18 @@ fn build_report(j: &JobInfo, blob: Blob, complete: bool, end: &str, partial_rank
                 tsc_hz: (clock::source() != clock::Source::ClockGettime).then(|| 1e9 / ns_per_tick),
                 invariant: clock::invariant(),
             },
-            settings: settings::describe(s).into_iter().map(|d| (d.name.to_string(), d.value)).collect(),
+            settings: settings::describe(s)
+                .into_iter()
+                .map(|d| (d.name.to_string(), d.value))
+                .collect(),
             partial_rank,
         },
         passive: collect::passive(&cells),
         ranks: blob.ranks,
-        calibration: Calibration { status: format!("skipped: {NOT_IMPLEMENTED}"), ..Default::default() },
+        calibration: Calibration {
+            status: format!("skipped: {NOT_IMPLEMENTED}"),
+            ..Default::default()
+        },
         thresholds: vec![],
         mpi_overhead: vec![],
         model_check: vec![],
@@ -450,7 +559,9 @@ fn write_report(path: &str, report: &Report, rank: i32, announce: bool) {
         Ok(()) => {}
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
-            say(&format!("loggp: rank {rank}: cannot write the report to {path}: {e}"));
+            say(&format!(
+                "loggp: rank {rank}: cannot write the report to {path}: {e}"
+            ));
         }
     }
 }
@@ -472,7 +583,12 @@ fn write_partial(end: &str) {
             let blob = local_blob(&j, ns_per_tick);
             let mut report = build_report(&j, blob, false, end, Some(j.rank as u32), ns_per_tick);
             report.job.hosts = vec![j.host.clone()];
-            write_report(&partial_path(&j.report_path, j.rank), &report, j.rank, settings::get().verbose >= 2);
+            write_report(
+                &partial_path(&j.report_path, j.rank),
+                &report,
+                j.rank,
+                settings::get().verbose >= 2,
+            );
         }
     });
     runtime::set_done();
@@ -509,14 +625,18 @@ extern "C" fn on_signal(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut libc::
     // guard); the handler makes no MPI call, so it does not need the guard.
     write_partial(name);
     // Then whatever would have happened without us.
-    let old = OLD_ACTIONS.try_lock().ok().and_then(|v| v.iter().find(|(s, _)| *s == sig).map(|(_, a)| *a));
+    let old = OLD_ACTIONS
+        .try_lock()
+        .ok()
+        .and_then(|v| v.iter().find(|(s, _)| *s == sig).map(|(_, a)| *a));
     // SAFETY: restoring or invoking the previous disposition of this signal.
     unsafe {
         match old {
             Some(a) if a.sa_sigaction == libc::SIG_IGN => {}
             Some(a) if a.sa_sigaction != libc::SIG_DFL => {
                 if a.sa_flags & libc::SA_SIGINFO != 0 {
-                    let f: extern "C" fn(c_int, *mut libc::siginfo_t, *mut libc::c_void) = std::mem::transmute(a.sa_sigaction);
+                    let f: extern "C" fn(c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                        std::mem::transmute(a.sa_sigaction);
                     f(sig, info, ctx);
                 } else {
                     let f: extern "C" fn(c_int) = std::mem::transmute(a.sa_sigaction);

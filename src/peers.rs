@@ -39,7 +39,14 @@ pub fn set_world(rank: i32, size: i32, node_of: Vec<u32>, hosts: Vec<String>, ho
     let mut world_group: MPI_Group = Default::default();
     // SAFETY: MPI is initialised; the out pointer is valid.
     unsafe { mpi::PMPI_Comm_group(mpi::comm_world(), &mut world_group) };
-    let _ = WORLD.set(World { rank, size, node_of, hosts, host_of, world_group });
+    let _ = WORLD.set(World {
+        rank,
+        size,
+        node_of,
+        hosts,
+        host_of,
+        world_group,
+    });
 }
 
 const COMMS: usize = 1024;
@@ -55,7 +62,11 @@ struct CommEntry {
 }
 
 static COMM_TABLE: [CommEntry; COMMS] = [const {
-    CommEntry { key: AtomicU64::new(0), ready_len_plus1: AtomicU32::new(0), ranks: AtomicPtr::new(std::ptr::null_mut()) }
+    CommEntry {
+        key: AtomicU64::new(0),
+        ready_len_plus1: AtomicU32::new(0),
+        ranks: AtomicPtr::new(std::ptr::null_mut()),
+    }
 }; COMMS];
 static ARENA: AtomicPtr<i32> = AtomicPtr::new(std::ptr::null_mut());
 static ARENA_USED: AtomicUsize = AtomicUsize::new(0);
@@ -108,7 +119,9 @@ pub fn classify(comm: MPI_Comm, rank: c_int) -> (Class, i32) {
     if rank == mpi::proc_null() {
         return (Class::ProcNull, -1);
     }
-    let Some(w) = world() else { return (Class::Unknown, -1) };
+    let Some(w) = world() else {
+        return (Class::Unknown, -1);
+    };
     if rank < 0 {
         return (Class::Unknown, -1);
     }
@@ -176,7 +189,13 @@ fn build(w: &World, e: &CommEntry, comm: MPI_Comm, rank: c_int) -> i32 {
             for (i, c) in chunk.iter_mut().take(m).enumerate() {
                 *c = (done + i) as c_int;
             }
-            mpi::PMPI_Group_translate_ranks(g, m as c_int, chunk.as_mut_ptr(), w.world_group, out.add(done));
+            mpi::PMPI_Group_translate_ranks(
+                g,
+                m as c_int,
+                chunk.as_mut_ptr(),
+                w.world_group,
+                out.add(done),
+            );
             done += m;
         }
         mpi::PMPI_Group_free(&mut g);

@@ -70,7 +70,12 @@ struct Entry {
 impl Entry {
     fn load(&self) -> Info {
         let peer = self.peer.load(Acquire);
-        Info::unpack(self.info.load(Relaxed), peer, self.start.load(Relaxed), self.comm.load(Relaxed))
+        Info::unpack(
+            self.info.load(Relaxed),
+            peer,
+            self.start.load(Relaxed),
+            self.comm.load(Relaxed),
+        )
     }
     fn store(&self, info: &Info) {
         self.info.store(info.pack(), Relaxed);
@@ -135,14 +140,14 @@ fn table() -> Option<(&'static [Entry], usize)> {
 /// Starts tracking a handle. Returns false (and counts it) when its window is full.
 #[inline]
 pub fn insert(bits: u64, info: Info) -> bool {
-    let Some((t, mask)) = table() else { return false };
+    let Some((t, mask)) = table() else {
+        return false;
+    };
     let key = key_of(bits, info.message);
     let h = home(key, mask);
     for i in 0..WINDOW {
         let e = &t[(h + i) & mask];
-        if e.key.load(Relaxed) == 0
-            && e.key.compare_exchange(0, key, Acquire, Relaxed).is_ok()
-        {
+        if e.key.load(Relaxed) == 0 && e.key.compare_exchange(0, key, Acquire, Relaxed).is_ok() {
             e.store(&info);
             return true;
         }
@@ -156,7 +161,9 @@ fn find(bits: u64, message: bool) -> Option<&'static Entry> {
     let (t, mask) = table()?;
     let key = key_of(bits, message);
     let h = home(key, mask);
-    (0..WINDOW).map(|i| &t[(h + i) & mask]).find(|e| e.key.load(Acquire) == key)
+    (0..WINDOW)
+        .map(|i| &t[(h + i) & mask])
+        .find(|e| e.key.load(Acquire) == key)
 }
 
 /// What is known of a live handle.
@@ -209,7 +216,10 @@ mod tests {
         assert!(setup(1024));
         assert!(insert(0x1000, info(77)));
         assert_eq!(get(0x1000, false).unwrap().bytes, 77);
-        assert!(get(0x1000, true).is_none(), "message and request keys are distinct");
+        assert!(
+            get(0x1000, true).is_none(),
+            "message and request keys are distinct"
+        );
         update(0x1000, false, |i| i.cancel_requested = true);
         assert!(get(0x1000, false).unwrap().cancel_requested);
         assert_eq!(remove(0x1000, false).unwrap().peer_world, 3);

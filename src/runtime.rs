@@ -46,7 +46,12 @@ pub fn set_running() {
 pub fn begin_finish() -> bool {
     ACTIVE.store(false, Release);
     PHASE
-        .compare_exchange(Phase::Running as u8, Phase::Finishing as u8, AcqRel, Acquire)
+        .compare_exchange(
+            Phase::Running as u8,
+            Phase::Finishing as u8,
+            AcqRel,
+            Acquire,
+        )
         .is_ok()
 }
 

@@ -60,7 +60,10 @@ fn parse_bool(v: &str) -> Option<bool> {
 }
 
 fn parse_range(v: &str, lo: usize, hi: usize) -> Option<usize> {
-    v.trim().parse::<usize>().ok().filter(|n| (lo..=hi).contains(n))
+    v.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (lo..=hi).contains(n))
 }
 
 /// Reads the environment through `get` (the real environment, or a map in tests).
@@ -75,12 +78,22 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
     if let Some(v) = get("LOGGP_DISABLE") {
         match parse_bool(&v) {
             Some(b) => s.disable = b,
-            None => bad("LOGGP_DISABLE", &v, "0, 1, yes, no, true, false, on, off", "0".into()),
+            None => bad(
+                "LOGGP_DISABLE",
+                &v,
+                "0, 1, yes, no, true, false, on, off",
+                "0".into(),
+            ),
         }
     }
     if let Some(v) = get("LOGGP_REPORT") {
         if v.is_empty() || v.ends_with('/') {
-            bad("LOGGP_REPORT", &v, "a file path", "loggp-<executable>-<job>.json".into());
+            bad(
+                "LOGGP_REPORT",
+                &v,
+                "a file path",
+                "loggp-<executable>-<job>.json".into(),
+            );
         } else {
             s.report = Some(v);
         }
@@ -100,19 +113,34 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
     if let Some(v) = get("LOGGP_MAX_THREADS") {
         match parse_range(&v, 1, 4096) {
             Some(n) => s.max_threads = n,
-            None => bad("LOGGP_MAX_THREADS", &v, "an integer from 1 to 4096", "64".into()),
+            None => bad(
+                "LOGGP_MAX_THREADS",
+                &v,
+                "an integer from 1 to 4096",
+                "64".into(),
+            ),
         }
     }
     if let Some(v) = get("LOGGP_CELLS_PER_THREAD") {
         match parse_range(&v, 64, 1 << 20) {
             Some(n) => s.cells_per_thread = n.next_power_of_two(),
-            None => bad("LOGGP_CELLS_PER_THREAD", &v, "an integer from 64 to 1048576", "1024".into()),
+            None => bad(
+                "LOGGP_CELLS_PER_THREAD",
+                &v,
+                "an integer from 64 to 1048576",
+                "1024".into(),
+            ),
         }
     }
     if let Some(v) = get("LOGGP_MAX_REQUESTS") {
         match parse_range(&v, 256, 1 << 24) {
             Some(n) => s.max_requests = n.next_power_of_two(),
-            None => bad("LOGGP_MAX_REQUESTS", &v, "an integer from 256 to 16777216", "65536".into()),
+            None => bad(
+                "LOGGP_MAX_REQUESTS",
+                &v,
+                "an integer from 256 to 16777216",
+                "65536".into(),
+            ),
         }
     }
     if let Some(v) = get("LOGGP_PARTIAL") {
@@ -157,7 +185,10 @@ pub fn describe(s: &Settings) -> Vec<Described> {
             name: "LOGGP_REPORT",
             accepts: "path",
             default: "loggp-<executable>-<job>.json".into(),
-            value: s.report.clone().unwrap_or_else(|| "loggp-<executable>-<job>.json".into()),
+            value: s
+                .report
+                .clone()
+                .unwrap_or_else(|| "loggp-<executable>-<job>.json".into()),
             what: "where rank 0 writes the job's report",
         },
         Described {
@@ -211,8 +242,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn with(pairs: &[(&str, &str)]) -> (Settings, Vec<String>) {
-        let m: HashMap<String, String> =
-            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let m: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         parse(|k| m.get(k).cloned())
     }
 
@@ -222,13 +255,21 @@ mod tests {
         assert_eq!(s.verbose, 1);
         assert_eq!(s.max_threads, 64);
         assert_eq!(e.len(), 2);
-        assert!(e[0].contains("LOGGP_VERBOSE") && e[0].contains("\"loud\"") && e[0].contains("0, 1 or 2"));
+        assert!(
+            e[0].contains("LOGGP_VERBOSE")
+                && e[0].contains("\"loud\"")
+                && e[0].contains("0, 1 or 2")
+        );
         assert!(e[1].contains("LOGGP_MAX_THREADS") && e[1].contains("\"-3\""));
     }
 
     #[test]
     fn good_values_are_taken() {
-        let (s, e) = with(&[("LOGGP_DISABLE", "yes"), ("LOGGP_REPORT", "/tmp/x.json"), ("LOGGP_MAX_REQUESTS", "1000")]);
+        let (s, e) = with(&[
+            ("LOGGP_DISABLE", "yes"),
+            ("LOGGP_REPORT", "/tmp/x.json"),
+            ("LOGGP_MAX_REQUESTS", "1000"),
+        ]);
         assert!(e.is_empty());
         assert!(s.disable);
         assert_eq!(s.report.as_deref(), Some("/tmp/x.json"));

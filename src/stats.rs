@@ -189,7 +189,11 @@ static ARENA_CELLS: AtomicUsize = AtomicUsize::new(0);
 static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
 /// Exact totals of threads that found no slot left; shared, so updated atomically.
 static SHARED_OVERFLOW: [Totals; MAX_FUNCS] = [const {
-    Totals { count: AtomicU64::new(0), bytes: AtomicU64::new(0), ticks: AtomicU64::new(0) }
+    Totals {
+        count: AtomicU64::new(0),
+        bytes: AtomicU64::new(0),
+        ticks: AtomicU64::new(0),
+    }
 }; MAX_FUNCS];
 
 thread_local! {
@@ -325,7 +329,9 @@ impl Slot {
     }
 
     pub fn cells(&self) -> impl Iterator<Item = &StatCell> {
-        (0..=self.mask).map(|i| self.cell(i)).filter(|c| c.key.load(Acquire) != 0)
+        (0..=self.mask)
+            .map(|i| self.cell(i))
+            .filter(|c| c.key.load(Acquire) != 0)
     }
 
     pub fn overflow(&self) -> &[Totals; MAX_FUNCS] {
@@ -418,7 +424,9 @@ mod tests {
                 record(5, Mode::Send, Class::IntraNode, size, 8, 100 + i % 7);
             }
         };
-        let hs: Vec<_> = (0..5).map(|_| std::thread::spawn(move || run(10_000))).collect();
+        let hs: Vec<_> = (0..5)
+            .map(|_| std::thread::spawn(move || run(10_000)))
+            .collect();
         for h in hs {
             h.join().unwrap();
         }

@@ -10,7 +10,12 @@ fn partials(dir: &Path) -> Vec<loggp_report::Report> {
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("r.rank"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("r.rank")
+        })
         .map(|p| read_report(&p))
         .collect();
     v.sort_by_key(|r| r.job.partial_rank);
@@ -30,7 +35,12 @@ fn ends_like_without_shim(mpi: Mpi, how: &str) -> Vec<loggp_report::Report> {
     shim_run.timeout_s = 60;
     let shim = run(mpi, &shim_run, &prog, &[how], &dir);
     assert_ne!(plain.status.code(), Some(124), "the plain run hung");
-    assert_eq!(plain.status.code(), shim.status.code(), "{how}: exit status changed: {}", stderr(&shim));
+    assert_eq!(
+        plain.status.code(),
+        shim.status.code(),
+        "{how}: exit status changed: {}",
+        stderr(&shim)
+    );
     assert!(!report.exists(), "no complete report without MPI_Finalize");
     let p = partials(&dir);
     for r in &p {
@@ -82,10 +92,19 @@ fn unwritable_report_directory_is_a_warning_not_a_failure() {
     for mpi in BOTH {
         let dir = scratch(&format!("unwritable_{}", mpi.name()));
         let prog = compile(mpi, "p2p_all.c", &[]);
-        let o = run(mpi, &Run::new(2, true).env("LOGGP_REPORT", "/proc/loggp-no-such-dir/r.json"), &prog, &[], &dir);
+        let o = run(
+            mpi,
+            &Run::new(2, true).env("LOGGP_REPORT", "/proc/loggp-no-such-dir/r.json"),
+            &prog,
+            &[],
+            &dir,
+        );
         assert!(o.status.success(), "{}: {}", mpi.name(), stderr(&o));
         let err = stderr(&o);
-        assert!(err.contains("cannot write the report to /proc/loggp-no-such-dir/r.json"), "{err}");
+        assert!(
+            err.contains("cannot write the report to /proc/loggp-no-such-dir/r.json"),
+            "{err}"
+        );
     }
 }
 
@@ -108,12 +127,22 @@ fn garbage_settings_get_one_clear_message_and_the_defaults() {
         );
         assert!(o.status.success());
         let err = stderr(&o);
-        let verbose_msgs: Vec<_> = err.lines().filter(|l| l.contains("LOGGP_VERBOSE=\"loud\"")).collect();
+        let verbose_msgs: Vec<_> = err
+            .lines()
+            .filter(|l| l.contains("LOGGP_VERBOSE=\"loud\""))
+            .collect();
         assert_eq!(verbose_msgs.len(), 1, "one message, from rank 0: {err}");
-        assert!(verbose_msgs[0].contains("accepted: 0, 1 or 2") && verbose_msgs[0].contains("default 1"));
+        assert!(
+            verbose_msgs[0].contains("accepted: 0, 1 or 2")
+                && verbose_msgs[0].contains("default 1")
+        );
         assert!(err.contains("LOGGP_MAX_THREADS=\"-1\""));
         // LOGGP_DUMP_CONFIG prints the effective settings, defaults in place of the garbage.
-        assert!(err.lines().any(|l| l.contains("LOGGP_VERBOSE") && l.contains("= 1 ")), "{err}");
+        assert!(
+            err.lines()
+                .any(|l| l.contains("LOGGP_VERBOSE") && l.contains("= 1 ")),
+            "{err}"
+        );
         let r = read_report(&report);
         assert_eq!(r.job.settings["LOGGP_MAX_THREADS"], "64");
     }

@@ -13,8 +13,18 @@ fn netpipe_unchanged_under_both_mpis() {
         let shim_dir = scratch(&format!("netpipe_shim_{}", mpi.name()));
         let plain = run(mpi, &Run::new(2, false), &prog, &args, &plain_dir);
         let report = shim_dir.join("r.json");
-        let shim = run(mpi, &Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap()), &prog, &args, &shim_dir);
-        assert!(plain.status.success() && shim.status.success(), "{}", stderr(&shim));
+        let shim = run(
+            mpi,
+            &Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap()),
+            &prog,
+            &args,
+            &shim_dir,
+        );
+        assert!(
+            plain.status.success() && shim.status.success(),
+            "{}",
+            stderr(&shim)
+        );
         assert_eq!(observations(&stdout(&plain)), observations(&stdout(&shim)));
         let a = std::fs::read_to_string(plain_dir.join("np.out")).unwrap();
         let b = std::fs::read_to_string(shim_dir.join("np.out")).unwrap();
@@ -27,7 +37,10 @@ fn netpipe_unchanged_under_both_mpis() {
         // Every message one rank sends, the other receives: the ping-pong is symmetric.
         assert!(t["MPI_Send"].0 > 100);
         assert_eq!(t["MPI_Send"], t["MPI_Recv"], "{}: {t:?}", mpi.name());
-        assert!(r.passive.iter().any(|p| p.mode == "send" && p.peer_class == "intra_node"));
+        assert!(r
+            .passive
+            .iter()
+            .any(|p| p.mode == "send" && p.peer_class == "intra_node"));
     }
 }
 
@@ -48,8 +61,15 @@ fn mpi4py_object_and_buffer_apis() {
     assert!(o.status.success(), "{}", stderr(&o));
     let r = read_report(&report);
     assert_counts(&r, &expected(&stdout(&o)), &["MPI_Init_thread", "MPI_Init"]);
-    let mrecv = r.passive.iter().find(|p| p.mode == "mrecv").expect("mrecv bins");
-    assert_eq!(mrecv.peer_class, "intra_node", "Mrecv classified through its Mprobe");
+    let mrecv = r
+        .passive
+        .iter()
+        .find(|p| p.mode == "mrecv")
+        .expect("mrecv bins");
+    assert_eq!(
+        mrecv.peer_class, "intra_node",
+        "Mrecv classified through its Mprobe"
+    );
 }
 
 /// MPI_THREAD_MULTIPLE: 4 threads x 10^5 messages per rank pair, exact counts; requests
@@ -60,12 +80,23 @@ fn thread_multiple_counts_are_exact() {
         let dir = scratch(&format!("threads_{}", mpi.name()));
         let prog = compile(mpi, "threads.c", &["-lpthread"]);
         let report = dir.join("r.json");
-        let o = run(mpi, &Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap()), &prog, &["100000", "4"], &dir);
+        let o = run(
+            mpi,
+            &Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap()),
+            &prog,
+            &["100000", "4"],
+            &dir,
+        );
         assert!(o.status.success(), "{}: {}", mpi.name(), stderr(&o));
         let r = read_report(&report);
         assert_eq!(r.job.thread_level, "MPI_THREAD_MULTIPLE");
         assert_counts(&r, &expected(&stdout(&o)), &["MPI_Init_thread"]);
-        let completed: u64 = r.ranks.iter().filter_map(|k| k.requests.get("irecv")).map(|q| q.completed).sum();
+        let completed: u64 = r
+            .ranks
+            .iter()
+            .filter_map(|k| k.requests.get("irecv"))
+            .map(|q| q.completed)
+            .sum();
         assert_eq!(completed, 400_000, "{}", mpi.name());
         assert!(r.ranks.iter().all(|k| k.threads >= 4));
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);

@@ -8,7 +8,11 @@ fn p2p_all(mpi: Mpi, np: usize) {
     let dir = scratch(&format!("p2p_all_{}_{np}", mpi.name()));
     let prog = compile(mpi, "p2p_all.c", &[]);
     let plain = run(mpi, &Run::new(np, false), &prog, &[], &dir);
-    assert!(plain.status.success(), "plain run failed: {}", stderr(&plain));
+    assert!(
+        plain.status.success(),
+        "plain run failed: {}",
+        stderr(&plain)
+    );
     let report = dir.join("r.json");
     let shim = run(
         mpi,
@@ -17,21 +21,43 @@ fn p2p_all(mpi: Mpi, np: usize) {
         &[],
         &dir,
     );
-    assert_eq!(plain.status.code(), shim.status.code(), "exit status changed: {}", stderr(&shim));
-    assert_eq!(observations(&stdout(&plain)), observations(&stdout(&shim)), "output changed under the shim");
+    assert_eq!(
+        plain.status.code(),
+        shim.status.code(),
+        "exit status changed: {}",
+        stderr(&shim)
+    );
+    assert_eq!(
+        observations(&stdout(&plain)),
+        observations(&stdout(&shim)),
+        "output changed under the shim"
+    );
     let r = read_report(&report);
     assert!(r.job.complete);
     assert_eq!(r.job.ranks as usize, np);
     assert_eq!(r.ranks.len(), np);
     assert_eq!(r.job.mpi_flavor, mpi.name());
     let expect = expected(&stdout(&shim));
-    assert!(expect.len() >= 35, "the program must exercise every function");
+    assert!(
+        expect.len() >= 35,
+        "the program must exercise every function"
+    );
     assert_counts(&r, &expect, &["MPI_Init"]);
     assert_eq!(call_totals(&r)["MPI_Init"].0, np as u64);
     // Requests followed to completion: every rank cancels one receive.
-    let cancelled: u64 = r.ranks.iter().filter_map(|k| k.requests.get("irecv")).map(|q| q.cancelled).sum();
+    let cancelled: u64 = r
+        .ranks
+        .iter()
+        .filter_map(|k| k.requests.get("irecv"))
+        .map(|q| q.cancelled)
+        .sum();
     assert_eq!(cancelled, np as u64);
-    let freed: u64 = r.ranks.iter().filter_map(|k| k.requests.get("isend")).map(|q| q.freed_active).sum();
+    let freed: u64 = r
+        .ranks
+        .iter()
+        .filter_map(|k| k.requests.get("isend"))
+        .map(|q| q.freed_active)
+        .sum();
     assert!(freed <= (np / 2) as u64);
     assert_eq!(r.warnings, Vec::<String>::new());
 }
@@ -62,13 +88,19 @@ fn disable_is_pass_through() {
         let report = dir.join("r.json");
         let o = run(
             mpi,
-            &Run::new(2, true).env("LOGGP_DISABLE", "1").env("LOGGP_REPORT", report.to_str().unwrap()),
+            &Run::new(2, true)
+                .env("LOGGP_DISABLE", "1")
+                .env("LOGGP_REPORT", report.to_str().unwrap()),
             &prog,
             &[],
             &dir,
         );
         assert!(o.status.success());
-        assert!(!report.exists(), "{}: a disabled shim wrote a report", mpi.name());
+        assert!(
+            !report.exists(),
+            "{}: a disabled shim wrote a report",
+            mpi.name()
+        );
         assert!(!stderr(&o).contains("loggp:"), "{}", stderr(&o));
     }
 }

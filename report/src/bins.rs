@@ -135,8 +135,12 @@ mod tests {
         for v in 1..=1000u64 {
             h[hist_index(v)] += 1;
         }
-        let sparse: Vec<(u16, u64)> =
-            h.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| (i as u16, c)).collect();
+        let sparse: Vec<(u16, u64)> = h
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(i, &c)| (i as u16, c))
+            .collect();
         let p50 = quantile(&sparse, 0.5).unwrap();
         assert!((p50 - 500.0).abs() / 500.0 < 0.035, "{p50}");
         let p10 = quantile(&sparse, 0.1).unwrap();

@@ -266,8 +266,8 @@ impl std::error::Error for ReadError {}
 
 /// Parses a report, refusing non-loggp JSON and newer schema versions.
 pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, ReadError> {
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| ReadError::NotJson(path.into(), e.to_string()))?;
+    let value: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| ReadError::NotJson(path.into(), e.to_string()))?;
     let schema = value.get("schema").and_then(|s| s.as_str()).unwrap_or("");
     let version = schema
         .strip_prefix("loggp/")
@@ -291,8 +291,15 @@ mod tests {
 
     #[test]
     fn round_trip_and_nulls() {
-        let mut r = Report { schema: SCHEMA.into(), ..Default::default() };
-        r.thresholds.push(Threshold { peer_class: "intra_node".into(), mode: "send".into(), ..Default::default() });
+        let mut r = Report {
+            schema: SCHEMA.into(),
+            ..Default::default()
+        };
+        r.thresholds.push(Threshold {
+            peer_class: "intra_node".into(),
+            mode: "send".into(),
+            ..Default::default()
+        });
         let text = serde_json::to_string(&r).unwrap();
         assert!(text.contains("\"active_bytes\":null"));
         assert_eq!(parse("x", text.as_bytes()).unwrap(), r);
@@ -300,9 +307,18 @@ mod tests {
 
     #[test]
     fn refuses_other_json_truncation_and_newer_schema() {
-        assert!(matches!(parse("x", b"{\"a\":1}"), Err(ReadError::NotLoggp(_))));
-        assert!(matches!(parse("x", b"{\"schema\":\"loggp/1\""), Err(ReadError::NotJson(..))));
-        assert!(matches!(parse("x", b"{\"schema\":\"loggp/2\"}"), Err(ReadError::NewerSchema(..))));
+        assert!(matches!(
+            parse("x", b"{\"a\":1}"),
+            Err(ReadError::NotLoggp(_))
+        ));
+        assert!(matches!(
+            parse("x", b"{\"schema\":\"loggp/1\""),
+            Err(ReadError::NotJson(..))
+        ));
+        assert!(matches!(
+            parse("x", b"{\"schema\":\"loggp/2\"}"),
+            Err(ReadError::NewerSchema(..))
+        ));
         assert!(parse("x", b"{\"schema\":\"loggp/1\"}").is_ok());
     }
 }

@@ -43,7 +43,11 @@ impl Mpi {
             Mpi::OpenMpi => root().join("target/release/libloggp.so"),
             Mpi::Mpich => root().join("target/mpich/release/libloggp.so"),
         };
-        assert!(p.exists(), "{} is missing: run scripts/build.sh first", p.display());
+        assert!(
+            p.exists(),
+            "{} is missing: run scripts/build.sh first",
+            p.display()
+        );
         p
     }
 }
@@ -60,11 +64,16 @@ pub fn scratch(name: &str) -> PathBuf {
 pub fn compile(mpi: Mpi, src: &str, extra: &[&str]) -> PathBuf {
     let dir = root().join("target/it-bin").join(mpi.name());
     std::fs::create_dir_all(&dir).unwrap();
-    let stem = Path::new(src).file_stem().unwrap().to_string_lossy().to_string();
+    let stem = Path::new(src)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
     let out = dir.join(&stem);
     let srcp = root().join("tests/c").join(src);
     let fresh = out.exists()
-        && out.metadata().unwrap().modified().unwrap() >= srcp.metadata().unwrap().modified().unwrap();
+        && out.metadata().unwrap().modified().unwrap()
+            >= srcp.metadata().unwrap().modified().unwrap();
     if !fresh {
         let o = Command::new(mpi.mpicc())
             .args(["-O2", "-w", "-o"])
@@ -73,7 +82,11 @@ pub fn compile(mpi: Mpi, src: &str, extra: &[&str]) -> PathBuf {
             .args(extra)
             .output()
             .expect("MPI compiler wrapper not found: run scripts/setup.sh");
-        assert!(o.status.success(), "compile {src}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "compile {src}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
     out
 }
@@ -87,7 +100,12 @@ pub struct Run {
 
 impl Run {
     pub fn new(np: usize, shim: bool) -> Run {
-        Run { np, shim, env: vec![], timeout_s: 120 }
+        Run {
+            np,
+            shim,
+            env: vec![],
+            timeout_s: 120,
+        }
     }
     pub fn env(mut self, k: &str, v: &str) -> Run {
         self.env.push((k.into(), v.into()));
@@ -103,7 +121,10 @@ pub fn run(mpi: Mpi, r: &Run, prog: &Path, args: &[&str], cwd: &Path) -> Output 
         env.push(("LD_PRELOAD".into(), mpi.shim().display().to_string()));
     }
     let mut cmd = Command::new("timeout");
-    cmd.arg("-k").arg("10").arg(r.timeout_s.to_string()).arg(mpi.mpirun());
+    cmd.arg("-k")
+        .arg("10")
+        .arg(r.timeout_s.to_string())
+        .arg(mpi.mpirun());
     match mpi {
         Mpi::OpenMpi => {
             cmd.args(["--oversubscribe", "-np", &r.np.to_string()]);
@@ -119,9 +140,14 @@ pub fn run(mpi: Mpi, r: &Run, prog: &Path, args: &[&str], cwd: &Path) -> Output 
             }
         }
     }
-    cmd.arg(prog).args(args).current_dir(cwd).stdin(Stdio::null());
-    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    cmd.output().expect("launcher not found: run scripts/setup.sh")
+    cmd.arg(prog)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null());
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    cmd.output()
+        .expect("launcher not found: run scripts/setup.sh")
 }
 
 pub fn stdout(o: &Output) -> String {
@@ -155,14 +181,21 @@ pub fn expected(out: &str) -> BTreeMap<String, (u64, u64)> {
         .filter_map(|l| l.strip_prefix("EXPECT "))
         .map(|l| {
             let v: Vec<&str> = l.split_whitespace().collect();
-            (v[0].to_string(), (v[1].parse().unwrap(), v[2].parse().unwrap()))
+            (
+                v[0].to_string(),
+                (v[1].parse().unwrap(), v[2].parse().unwrap()),
+            )
         })
         .collect()
 }
 
 /// The program's own observations (not its timing-dependent EXPECT lines), sorted.
 pub fn observations(out: &str) -> Vec<String> {
-    let mut v: Vec<String> = out.lines().filter(|l| !l.starts_with("EXPECT ")).map(String::from).collect();
+    let mut v: Vec<String> = out
+        .lines()
+        .filter(|l| !l.starts_with("EXPECT "))
+        .map(String::from)
+        .collect();
     v.sort();
     v
 }
@@ -176,7 +209,11 @@ pub fn assert_counts(report: &Report, expect: &BTreeMap<String, (u64, u64)>, ign
             continue;
         }
         if expect.get(f) != got.get(f) {
-            diffs.push(format!("{f}: program {:?}, report {:?}", expect.get(f), got.get(f)));
+            diffs.push(format!(
+                "{f}: program {:?}, report {:?}",
+                expect.get(f),
+                got.get(f)
+            ));
         }
     }
     diffs.dedup();

@@ -47,7 +47,10 @@ pub fn show(r: &Report) -> String {
         "  wall time {}, clock {} at {}\n\n",
         fmt_ns(Some(j.wall_time_ns)),
         j.clock.source,
-        j.clock.tsc_hz.map(|h| format!("{:.3} GHz", h / 1e9)).unwrap_or_else(|| "1 GHz (ns)".into())
+        j.clock
+            .tsc_hz
+            .map(|h| format!("{:.3} GHz", h / 1e9))
+            .unwrap_or_else(|| "1 GHz (ns)".into())
     );
     let mut totals: BTreeMap<&str, (u64, u64, f64)> = BTreeMap::new();
     for rank in &r.ranks {
@@ -60,7 +63,10 @@ pub fn show(r: &Report) -> String {
     }
     let mut rows: Vec<_> = totals.into_iter().collect();
     rows.sort_by(|a, b| b.1 .2.total_cmp(&a.1 .2));
-    o += &format!("  {:<22} {:>12} {:>12} {:>12} {:>12}\n", "calls (all ranks)", "count", "bytes", "time", "mean");
+    o += &format!(
+        "  {:<22} {:>12} {:>12} {:>12} {:>12}\n",
+        "calls (all ranks)", "count", "bytes", "time", "mean"
+    );
     for (f, (c, b, t)) in rows {
         o += &format!(
             "  {:<22} {:>12} {:>12} {:>12} {:>12}\n",
@@ -78,7 +84,10 @@ pub fn show(r: &Report) -> String {
     o += "\n";
     for p in &r.passive {
         o += &format!("\n  passive bins: {} {}\n", p.peer_class, p.mode);
-        o += &format!("  {:>21} {:>9} {:>10} {:>10} {:>10} {:>10}\n", "size", "count", "min", "p10", "p50", "p90");
+        o += &format!(
+            "  {:>21} {:>9} {:>10} {:>10} {:>10} {:>10}\n",
+            "size", "count", "min", "p10", "p50", "p90"
+        );
         for b in &p.bins {
             let size = if b.smallest_bytes == b.largest_bytes {
                 b.smallest_bytes.to_string()
@@ -97,7 +106,12 @@ pub fn show(r: &Report) -> String {
         }
     }
     o += &format!("\n  calibration: {}\n", r.calibration.status);
-    let pending: Vec<_> = r.sections.iter().filter(|(_, v)| v.as_str() != "done").map(|(k, _)| k.as_str()).collect();
+    let pending: Vec<_> = r
+        .sections
+        .iter()
+        .filter(|(_, v)| v.as_str() != "done")
+        .map(|(k, _)| k.as_str())
+        .collect();
     if !pending.is_empty() {
         o += &format!("  not in this report: {}\n", pending.join(", "));
     }
