@@ -339,12 +339,9 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
         return mpi::PMPI_Finalize();
     };
     if runtime::begin_finish() {
-        let j = job();
-        protect(|| {
-            if let Some(j) = &j {
-                finalize_report(j);
-            }
-        });
+        if let Some(j) = job() {
+            finalize_report(&j);
+        }
         runtime::set_done();
     }
     mpi::PMPI_Finalize()
@@ -352,14 +349,10 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
 
 fn local_blob(j: &JobInfo, ns_per_tick: f64) -> Blob {
     if let Some(reason) = runtime::faulted() {
-        return Blob {
-            ranks: vec![],
-            cells: vec![],
-            warnings: vec![format!(
-                "rank {}: profiling stopped early: {reason}",
-                j.rank
-            )],
-        };
+        return fault_blob(j, &reason);
+    }
+    if settings::inject("finalize") {
+        panic!("injected fault (LOGGP_INJECT_FAULT=finalize)");
     }
     let cells = collect::local_cells(ns_per_tick);
     let entry = collect::rank_entry(j.rank as u32, &j.host, &cells, ns_per_tick);
@@ -370,9 +363,23 @@ fn local_blob(j: &JobInfo, ns_per_tick: f64) -> Blob {
     }
 }
 
+fn fault_blob(j: &JobInfo, reason: &str) -> Blob {
+    Blob {
+        ranks: vec![],
+        cells: vec![],
+        warnings: vec![format!(
+            "rank {}: profiling stopped early: {reason}",
+            j.rank
+        )],
+    }
+}
+
+/// The merge must never leave a parent waiting: every step that could fail is guarded,
+/// and each rank sends its parent exactly one message whatever happened before.
 fn finalize_report(j: &JobInfo) {
     let ns_per_tick = collect::ns_per_tick();
-    let mut blob = local_blob(j, ns_per_tick);
+    let mut blob = runtime::guarded("collecting statistics", || local_blob(j, ns_per_tick))
+        .unwrap_or_else(|| fault_blob(j, "internal error while collecting statistics"));
     if !j.have_priv {
         return;
     }
@@ -382,7 +389,10 @@ fn finalize_report(j: &JobInfo) {
     let mut mask = 1;
     while mask < j.size {
         if j.rank & mask != 0 {
-            let bytes = serde_json::to_vec(&blob).unwrap_or_default();
+            let bytes = runtime::guarded("encoding statistics", || {
+                serde_json::to_vec(&blob).unwrap_or_default()
+            })
+            .unwrap_or_default();
             // SAFETY: sending a byte buffer on the private communicator.
             unsafe {
                 mpi::PMPI_Send(
@@ -398,9 +408,10 @@ fn finalize_report(j: &JobInfo) {
         }
         let child = j.rank + mask;
         if child < j.size {
-            if let Some(b) = recv_blob(comm, child) {
-                merge_blob(&mut blob, b);
-            } else {
+            let received = recv_blob(comm, child);
+            let merged = received
+                .and_then(|b| runtime::guarded("merging statistics", || merge_blob(&mut blob, b)));
+            if merged.is_none() {
                 blob.warnings.push(format!(
                     "statistics of rank {child}'s subtree could not be read"
                 ));
@@ -409,14 +420,16 @@ fn finalize_report(j: &JobInfo) {
         mask <<= 1;
     }
     if j.rank == 0 {
-        blob.ranks.sort_by_key(|r| r.rank);
-        let report = build_report(j, blob, true, "MPI_Finalize", None, ns_per_tick);
-        write_report(
-            &j.report_path,
-            &report,
-            j.rank,
-            settings::get().verbose >= 1,
-        );
+        runtime::guarded("writing the report", || {
+            blob.ranks.sort_by_key(|r| r.rank);
+            let report = build_report(j, blob, true, "MPI_Finalize", None, ns_per_tick);
+            write_report(
+                &j.report_path,
+                &report,
+                j.rank,
+                settings::get().verbose >= 1,
+            );
+        });
     }
     // SAFETY: our own communicator.
     let mut c = comm;

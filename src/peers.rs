@@ -159,6 +159,9 @@ fn translate(w: &World, comm: MPI_Comm, rank: c_int) -> i32 {
 
 #[cold]
 fn build(w: &World, e: &CommEntry, comm: MPI_Comm, rank: c_int) -> i32 {
+    if crate::settings::inject("comm_translate") {
+        panic!("injected fault (LOGGP_INJECT_FAULT=comm_translate)");
+    }
     // SAFETY: PMPI group calls on a valid communicator; buffers sized as passed.
     unsafe {
         let mut inter: c_int = 0;

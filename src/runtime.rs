@@ -119,6 +119,17 @@ pub fn protect<F: FnOnce()>(f: F) {
     }
 }
 
+/// Like [`protect`], returning the closure's value, or None after a fault.
+pub fn guarded<T, F: FnOnce() -> T>(what: &str, f: F) -> Option<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(v) => Some(v),
+        Err(_) => {
+            fault(&format!("internal error (panic) while {what}"));
+            None
+        }
+    }
+}
+
 /// Stops profiling for the rest of the run and says so once.
 #[cold]
 pub fn fault(reason: &str) {

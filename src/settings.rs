@@ -23,6 +23,9 @@ pub struct Settings {
     pub max_requests: usize,
     /// Write each rank's own statistics when the job dies before MPI_Finalize.
     pub partial: bool,
+    /// Testing aid: make the shim fail on purpose at one place (`comm_translate`,
+    /// `finalize`), to check that a fault stops profiling and nothing else.
+    pub inject_fault: Option<String>,
 }
 
 impl Default for Settings {
@@ -36,6 +39,7 @@ impl Default for Settings {
             cells_per_thread: 1024,
             max_requests: 1 << 16,
             partial: true,
+            inject_fault: None,
         }
     }
 }
@@ -149,7 +153,23 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
             None => bad("LOGGP_PARTIAL", &v, "0 or 1", "1".into()),
         }
     }
+    if let Some(v) = get("LOGGP_INJECT_FAULT") {
+        match v.as_str() {
+            "comm_translate" | "finalize" => s.inject_fault = Some(v),
+            _ => bad(
+                "LOGGP_INJECT_FAULT",
+                &v,
+                "comm_translate, finalize",
+                "none".into(),
+            ),
+        }
+    }
     (s, errors)
+}
+
+/// True when LOGGP_INJECT_FAULT names this place.
+pub fn inject(place: &str) -> bool {
+    get().inject_fault.as_deref() == Some(place)
 }
 
 /// Reads the real environment once (at library load).

@@ -147,3 +147,49 @@ fn garbage_settings_get_one_clear_message_and_the_defaults() {
         assert_eq!(r.job.settings["LOGGP_MAX_THREADS"], "64");
     }
 }
+
+/// A fault inside the shim (injected) stops profiling on that rank, says so once, and
+/// changes nothing for the application; the report still comes, with a warning.
+#[test]
+fn internal_fault_stops_profiling_not_the_job() {
+    for mpi in BOTH {
+        for place in ["comm_translate", "finalize"] {
+            let dir = scratch(&format!("inject_{place}_{}", mpi.name()));
+            let prog = compile(mpi, "p2p_all.c", &[]);
+            let plain = run(mpi, &Run::new(2, false), &prog, &[], &dir);
+            let report = dir.join("r.json");
+            let o = run(
+                mpi,
+                &Run::new(2, true)
+                    .env("LOGGP_REPORT", report.to_str().unwrap())
+                    .env("LOGGP_INJECT_FAULT", place),
+                &prog,
+                &[],
+                &dir,
+            );
+            assert!(o.status.success(), "{place}: {}", stderr(&o));
+            assert_eq!(
+                observations(&stdout(&plain)),
+                observations(&stdout(&o)),
+                "{place}: output changed"
+            );
+            let err = stderr(&o);
+            let stops = err
+                .lines()
+                .filter(|l| l.contains("profiling stopped for the rest of this run"))
+                .count();
+            assert_eq!(stops, 2, "{place}: one message per rank: {err}");
+            assert!(!err.contains("panicked"), "{err}");
+            let r = read_report(&report);
+            assert_eq!(
+                r.warnings
+                    .iter()
+                    .filter(|w| w.contains("profiling stopped early"))
+                    .count(),
+                2,
+                "{:?}",
+                r.warnings
+            );
+        }
+    }
+}
