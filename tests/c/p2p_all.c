@@ -239,6 +239,11 @@ int main(int argc, char **argv) {
     else { MPI_Recv(rbuf, 10, MPI_CHAR, drank ^ 1, 80, dup, MPI_STATUS_IGNORE); NOTE(Recv, 10); }
     MPI_Comm_free(&dup);
 
+    /* 13a. To itself: peer class "self". */
+    fill(16, 13);
+    MPI_Sendrecv(sbuf, 16, MPI_CHAR, rank, 90, rbuf, 16, MPI_CHAR, rank, 90, MPI_COMM_WORLD, &st); NOTE(Sendrecv, 32);
+    out("self ok=%ld src=%ld %ld", check(16, 13), st.MPI_SOURCE == rank, 0);
+
     /* 13. Errors pass through: an invalid rank and a negative count, under ERRORS_RETURN. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = MPI_Send(sbuf, 4, MPI_CHAR, size + 5, 0, MPI_COMM_WORLD); NOTE(Send, 4);
