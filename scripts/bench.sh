@@ -9,10 +9,10 @@ d=$(mktemp -d)
 mpicc.openmpi -O2 -o "$d/ovh-openmpi" bench/overhead.c
 mpicc.mpich -O2 -o "$d/ovh-mpich" bench/overhead.c
 echo "== Open MPI, shim preloaded"
-mpirun.openmpi -np 2 -x LD_PRELOAD="$PWD/target/release/libloggp.so" -x LOGGP_VERBOSE=0 -x LOGGP_REPORT="$d/o.json" "$d/ovh-openmpi"
+mpirun.openmpi -np 2 -x LD_PRELOAD="$PWD/target/shim/openmpi/libloggp.so" -x LOGGP_VERBOSE=0 -x LOGGP_REPORT="$d/o.json" "$d/ovh-openmpi"
 echo "== Open MPI, no shim (control: MPI_X and PMPI_X are the same call)"
 mpirun.openmpi -np 2 "$d/ovh-openmpi"
 echo "== MPICH, shim preloaded"
-mpirun.mpich -n 2 -genv LD_PRELOAD "$PWD/target/mpich/release/libloggp.so" -genv LOGGP_VERBOSE 0 -genv LOGGP_REPORT "$d/m.json" "$d/ovh-mpich"
+mpirun.mpich -n 2 -genv LD_PRELOAD "$PWD/target/shim/mpich/libloggp.so" -genv LOGGP_VERBOSE 0 -genv LOGGP_REPORT "$d/m.json" "$d/ovh-mpich"
 echo "== MPICH, no shim"
 mpirun.mpich -n 2 "$d/ovh-mpich"

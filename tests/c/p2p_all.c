@@ -22,6 +22,11 @@ static const char *names[NF] = {"MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend
     "MPI_Waitall", "MPI_Testall", "MPI_Waitany", "MPI_Testany", "MPI_Waitsome", "MPI_Testsome"};
 static long long cnt[NF], byt[NF];
 #define NOTE(f, b) (cnt[F_##f]++, byt[F_##f] += (long long)(b))
+/* Requests followed to completion, per mode: completed, cancelled, freed while active. */
+enum { Q_isend, Q_issend, Q_ibsend, Q_irsend, Q_irecv, Q_mrecv, NQ };
+static const char *qnames[NQ] = {"isend", "issend", "ibsend", "irsend", "irecv", "mrecv"};
+static long long qdone[NQ], qcancel[NQ], qfreed[NQ];
+#define DONE(m, k) (qdone[Q_##m] += (k))
 
 static int rank, size, peer;
 static char *sbuf, *rbuf;
@@ -79,7 +84,7 @@ int main(int argc, char **argv) {
     if (!even) { MPI_Irecv(rbuf, 64, MPI_CHAR, peer, 4, MPI_COMM_WORLD, &rq[0]); NOTE(Irecv, 64); }
     MPI_Barrier(MPI_COMM_WORLD);
     if (even) { fill(64, 4); MPI_Rsend(sbuf, 64, MPI_CHAR, peer, 4, MPI_COMM_WORLD); NOTE(Rsend, 64); }
-    else { MPI_Wait(&rq[0], &st); NOTE(Wait, 0); out("rsend ok=%ld src=%ld %ld", check(64, 4), st.MPI_SOURCE == peer, 0); }
+    else { MPI_Wait(&rq[0], &st); NOTE(Wait, 0); DONE(irecv, 1); out("rsend ok=%ld src=%ld %ld", check(64, 4), st.MPI_SOURCE == peer, 0); }
 
     /* 4. Nonblocking: Isend/Irecv both ways, Waitall with statuses. */
     char *r2 = malloc(MAXB);
@@ -87,16 +92,17 @@ int main(int argc, char **argv) {
     MPI_Irecv(r2, 2048, MPI_CHAR, peer, 5, MPI_COMM_WORLD, &rq[0]); NOTE(Irecv, 2048);
     MPI_Isend(sbuf, 2048, MPI_CHAR, peer, 5, MPI_COMM_WORLD, &rq[1]); NOTE(Isend, 2048);
     MPI_Status sts[8];
-    MPI_Waitall(2, rq, sts); NOTE(Waitall, 0);
+    MPI_Waitall(2, rq, sts); NOTE(Waitall, 0); DONE(irecv, 1); DONE(isend, 1);
     out("isend/irecv src=%ld tag=%ld %ld", sts[0].MPI_SOURCE == peer, sts[0].MPI_TAG, 0);
 
     /* Issend + Wait, Ibsend + Test loop, Irsend (receive posted first). */
     if (even) {
         MPI_Issend(sbuf, 500, MPI_CHAR, peer, 6, MPI_COMM_WORLD, &rq[0]); NOTE(Issend, 500);
-        MPI_Wait(&rq[0], MPI_STATUS_IGNORE); NOTE(Wait, 0);
+        MPI_Wait(&rq[0], MPI_STATUS_IGNORE); NOTE(Wait, 0); DONE(issend, 1);
         MPI_Ibsend(sbuf, 700, MPI_CHAR, peer, 7, MPI_COMM_WORLD, &rq[0]); NOTE(Ibsend, 700);
         int flag = 0;
         while (!flag) { MPI_Test(&rq[0], &flag, MPI_STATUS_IGNORE); NOTE(Test, 0); }
+        DONE(ibsend, 1);
     } else {
         MPI_Recv(rbuf, 500, MPI_CHAR, peer, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE); NOTE(Recv, 500);
         MPI_Recv(rbuf, 700, MPI_CHAR, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); NOTE(Recv, 700);
@@ -106,8 +112,8 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (even) {
         MPI_Irsend(sbuf, 32, MPI_CHAR, peer, 8, MPI_COMM_WORLD, &rq[0]); NOTE(Irsend, 32);
-        MPI_Wait(&rq[0], MPI_STATUS_IGNORE); NOTE(Wait, 0);
-    } else { MPI_Wait(&rq[0], MPI_STATUS_IGNORE); NOTE(Wait, 0); }
+        MPI_Wait(&rq[0], MPI_STATUS_IGNORE); NOTE(Wait, 0); DONE(irsend, 1);
+    } else { MPI_Wait(&rq[0], MPI_STATUS_IGNORE); NOTE(Wait, 0); DONE(irecv, 1); }
 
     /* 5. Persistent requests: 3 x Start/Wait, 2 x Startall/Waitall, then free. */
     MPI_Request pr[2];
@@ -121,10 +127,12 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 3; k++) {
         MPI_Start(&pr[0]); NOTE(Start, 128);
         MPI_Wait(&pr[0], &st); NOTE(Wait, 0);
+        if (even) DONE(isend, 1); else DONE(irecv, 1);
     }
     for (int k = 0; k < 2; k++) {
         MPI_Startall(2, pr); NOTE(Startall, 128 + 256);
         MPI_Waitall(2, pr, MPI_STATUSES_IGNORE); NOTE(Waitall, 0);
+        if (even) { DONE(isend, 1); DONE(issend, 1); } else DONE(irecv, 2);
     }
     out("persistent done %ld %ld %ld", 0, 0, 0);
     MPI_Request_free(&pr[0]); NOTE(Request_free, 0);
@@ -147,6 +155,7 @@ int main(int argc, char **argv) {
         MPI_Waitsome(4, rq, &outc, inds, sts); NOTE(Waitsome, 0);
         out("waitsome out=%ld first=%ld %ld", outc, inds[0], 0);
         MPI_Send(NULL, 0, MPI_CHAR, peer, 32, MPI_COMM_WORLD); NOTE(Send, 0);
+        DONE(irecv, 4); /* all four complete in what follows */
         int got = outc + 1;
         while (got < 4) {
             MPI_Testsome(4, rq, &outc, inds, MPI_STATUSES_IGNORE); NOTE(Testsome, 0);
@@ -170,10 +179,11 @@ int main(int argc, char **argv) {
     MPI_Wait(&rq[0], &st); NOTE(Wait, 0);
     int cancelled = 0;
     MPI_Test_cancelled(&st, &cancelled);
+    if (cancelled) qcancel[Q_irecv]++; else DONE(irecv, 1);
     out("cancelled=%ld %ld %ld", cancelled, 0, 0);
     if (even) {
         MPI_Isend(sbuf, 40, MPI_CHAR, peer, 40, MPI_COMM_WORLD, &rq[0]); NOTE(Isend, 40);
-        MPI_Request_free(&rq[0]); NOTE(Request_free, 0);
+        MPI_Request_free(&rq[0]); NOTE(Request_free, 0); qfreed[Q_isend]++;
     } else { MPI_Recv(rbuf, 40, MPI_CHAR, peer, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE); NOTE(Recv, 40); }
     MPI_Barrier(MPI_COMM_WORLD);
 
@@ -197,7 +207,7 @@ int main(int argc, char **argv) {
         while (!flag) { MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st); NOTE(Improbe, 0); }
         MPI_Get_count(&st, MPI_CHAR, &n);
         MPI_Imrecv(rbuf, n, MPI_CHAR, &msg, &rq[0]); NOTE(Imrecv, n);
-        MPI_Wait(&rq[0], &st); NOTE(Wait, 0);
+        MPI_Wait(&rq[0], &st); NOTE(Wait, 0); DONE(mrecv, 1);
         out("imrecv n=%ld ok=%ld tag=%ld", n, check(n, 3), st.MPI_TAG);
     }
 
@@ -215,7 +225,7 @@ int main(int argc, char **argv) {
     MPI_Recv(rbuf, 77, MPI_CHAR, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st); NOTE(Recv, 0);
     out("procnull src=%ld %ld %ld", st.MPI_SOURCE == MPI_PROC_NULL, 0, 0);
     MPI_Isend(sbuf, 77, MPI_CHAR, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &rq[0]); NOTE(Isend, 0);
-    MPI_Wait(&rq[0], MPI_STATUS_IGNORE); NOTE(Wait, 0);
+    MPI_Wait(&rq[0], MPI_STATUS_IGNORE); NOTE(Wait, 0); DONE(isend, 1);
 
     /* 11. A derived datatype: 4 blocks of 3 ints, stride 5 -> 48 bytes of data each. */
     MPI_Datatype vec;
@@ -262,9 +272,15 @@ int main(int argc, char **argv) {
     long long tot[2 * NF], loc[2 * NF];
     for (int f = 0; f < NF; f++) { loc[2 * f] = cnt[f]; loc[2 * f + 1] = byt[f]; }
     MPI_Reduce(loc, tot, 2 * NF, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
+    long long qloc[3 * NQ], qtot[3 * NQ];
+    for (int q = 0; q < NQ; q++) { qloc[3 * q] = qdone[q]; qloc[3 * q + 1] = qcancel[q]; qloc[3 * q + 2] = qfreed[q]; }
+    MPI_Reduce(qloc, qtot, 3 * NQ, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
         for (int f = 0; f < NF; f++)
             if (tot[2 * f]) printf("EXPECT %s %lld %lld\n", names[f], tot[2 * f], tot[2 * f + 1]);
+        for (int q = 0; q < NQ; q++)
+            printf("EXPECTREQ %s %lld %lld %lld\n", qnames[q], qtot[3 * q], qtot[3 * q + 1], qtot[3 * q + 2]);
+    }
     MPI_Finalize();
     return 0;
 }

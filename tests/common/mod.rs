@@ -37,17 +37,29 @@ impl Mpi {
             Mpi::Mpich => "mpirun.mpich",
         }
     }
-    /// The shim built for this MPI (scripts/build.sh builds both).
+    /// The shim built for this MPI: scripts/build.sh builds both and copies them to
+    /// target/shim/<mpi>/. A copy older than the sources is refused, so a test never
+    /// passes against a stale build.
     pub fn shim(self) -> PathBuf {
-        let p = match self {
-            Mpi::OpenMpi => root().join("target/release/libloggp.so"),
-            Mpi::Mpich => root().join("target/mpich/release/libloggp.so"),
-        };
-        assert!(
-            p.exists(),
-            "{} is missing: run scripts/build.sh first",
-            p.display()
-        );
+        let p = root()
+            .join("target/shim")
+            .join(self.name())
+            .join("libloggp.so");
+        let built = p
+            .metadata()
+            .and_then(|m| m.modified())
+            .unwrap_or_else(|_| panic!("{} is missing: run scripts/build.sh first", p.display()));
+        for dir in ["src", "include", "report/src"] {
+            for e in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
+                let m = e.metadata().unwrap().modified().unwrap();
+                assert!(
+                    m <= built,
+                    "{} is older than {}: run scripts/build.sh",
+                    p.display(),
+                    e.path().display()
+                );
+            }
+        }
         p
     }
 }
@@ -189,11 +201,43 @@ pub fn expected(out: &str) -> BTreeMap<String, (u64, u64)> {
         .collect()
 }
 
+/// "EXPECTREQ <mode> <completed> <cancelled> <freed_active>" lines.
+pub fn expected_requests(out: &str) -> BTreeMap<String, (u64, u64, u64)> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix("EXPECTREQ "))
+        .map(|l| {
+            let v: Vec<&str> = l.split_whitespace().collect();
+            (
+                v[0].to_string(),
+                (
+                    v[1].parse().unwrap(),
+                    v[2].parse().unwrap(),
+                    v[3].parse().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// (completed, cancelled, freed_active) per request mode, summed over ranks.
+pub fn request_totals(r: &Report) -> BTreeMap<String, (u64, u64, u64)> {
+    let mut m: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
+    for rank in &r.ranks {
+        for (mode, q) in &rank.requests {
+            let e = m.entry(mode.clone()).or_default();
+            e.0 += q.completed;
+            e.1 += q.cancelled;
+            e.2 += q.freed_active;
+        }
+    }
+    m
+}
+
 /// The program's own observations (not its timing-dependent EXPECT lines), sorted.
 pub fn observations(out: &str) -> Vec<String> {
     let mut v: Vec<String> = out
         .lines()
-        .filter(|l| !l.starts_with("EXPECT "))
+        .filter(|l| !l.starts_with("EXPECT"))
         .map(String::from)
         .collect();
     v.sort();
