@@ -93,3 +93,59 @@ fn disable_is_pass_through() {
         assert!(!stderr(&o).contains("loggp:"), "{}", stderr(&o));
     }
 }
+
+/// The binomial-tree merge with rank counts that are not powers of two: every rank's
+/// statistics arrive at rank 0, once.
+#[test]
+fn merge_tree_with_odd_rank_counts() {
+    for (mpi, np) in [
+        (Mpi::OpenMpi, 3),
+        (Mpi::OpenMpi, 5),
+        (Mpi::Mpich, 3),
+        (Mpi::Mpich, 5),
+    ] {
+        let dir = scratch(&format!("merge_{}_{np}", mpi.name()));
+        let src = root().join("examples/demo.c");
+        let prog = dir.join("demo");
+        let c = std::process::Command::new(mpi.mpicc())
+            .arg("-O2")
+            .arg("-o")
+            .arg(&prog)
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(c.status.success());
+        let report = dir.join("r.json");
+        let o = run(
+            mpi,
+            &Run::new(np, true).env("LOGGP_REPORT", report.to_str().unwrap()),
+            &prog,
+            &[],
+            &dir,
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let r = read_report(&report);
+        let ranks: Vec<u32> = r.ranks.iter().map(|k| k.rank).collect();
+        assert_eq!(ranks, (0..np as u32).collect::<Vec<_>>());
+        // demo.c: 16 sizes x 50 iterations of Irecv+Isend+Waitall and Send+Recv per rank.
+        for k in &r.ranks {
+            for f in [
+                "MPI_Irecv",
+                "MPI_Isend",
+                "MPI_Waitall",
+                "MPI_Send",
+                "MPI_Recv",
+            ] {
+                assert_eq!(k.calls[f].count, 800, "rank {} {f}", k.rank);
+            }
+        }
+        let bins: u64 = r
+            .passive
+            .iter()
+            .filter(|p| p.mode == "send")
+            .flat_map(|p| &p.bins)
+            .map(|b| b.count)
+            .sum();
+        assert_eq!(bins, 800 * np as u64, "merged histograms hold every call");
+    }
+}
