@@ -45,12 +45,14 @@ impl Cell {
     }
 }
 
-/// What one rank contributes to the merge: its own summary plus its cells.
+/// What one rank contributes to the merge: its own summary, its cells, and (calibration
+/// clients) what its pair measured.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Blob {
     pub ranks: Vec<RankEntry>,
     pub cells: Vec<(CellKey, Cell)>,
     pub warnings: Vec<String>,
+    pub calibration: Vec<(loggp_report::CalibrationSet, loggp_report::Threshold)>,
 }
 
 /// Per-function totals that missed the cell tables (full table, or no slot).

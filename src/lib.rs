@@ -12,6 +12,7 @@
 // MPI standard's for the same function, which the doc comments cite.
 #![allow(clippy::missing_safety_doc)]
 
+pub mod calib;
 pub mod clock;
 pub mod collect;
 pub mod hooks;

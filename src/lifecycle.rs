@@ -93,6 +93,9 @@ fn after_init(func: Func, level: c_int, init_ticks: u64) {
             fault(&e);
             return;
         }
+        if let (Some(j), Some(w)) = (job(), peers::world()) {
+            crate::calib::run::run_at_init(mpi::Handle::from_bits(j.priv_comm_bits), w);
+        }
         runtime::set_running();
         stats::record(
             func as u8,
@@ -356,22 +359,14 @@ fn local_blob(j: &JobInfo, ns_per_tick: f64) -> Blob {
     }
     let cells = collect::local_cells(ns_per_tick);
     let entry = collect::rank_entry(j.rank as u32, &j.host, &cells, ns_per_tick);
-    Blob {
-        ranks: vec![entry],
-        cells: cells.into_iter().collect(),
-        warnings: vec![],
-    }
+    let calibration = crate::calib::run::outcome()
+        .map(|o| crate::calib::report::sets(&o, j.rank as u32, ns_per_tick))
+        .unwrap_or_default();
+    Blob { ranks: vec![entry], cells: cells.into_iter().collect(), warnings: vec![], calibration }
 }
 
 fn fault_blob(j: &JobInfo, reason: &str) -> Blob {
-    Blob {
-        ranks: vec![],
-        cells: vec![],
-        warnings: vec![format!(
-            "rank {}: profiling stopped early: {reason}",
-            j.rank
-        )],
-    }
+    Blob { warnings: vec![format!("rank {}: profiling stopped early: {reason}", j.rank)], ..Default::default() }
 }
 
 /// The merge must never leave a parent waiting: every step that could fail is guarded,
@@ -460,6 +455,7 @@ fn recv_blob(comm: MPI_Comm, src: c_int) -> Option<Blob> {
 fn merge_blob(into: &mut Blob, from: Blob) {
     into.ranks.extend(from.ranks);
     into.warnings.extend(from.warnings);
+    into.calibration.extend(from.calibration);
     let mut map: BTreeMap<CellKey, Cell> = std::mem::take(&mut into.cells).into_iter().collect();
     for (k, c) in from.cells {
         map.entry(k).or_default().merge(&c);
@@ -491,15 +487,11 @@ fn build_report(
         ));
     }
     let mut sections = BTreeMap::new();
-    for k in [
-        "calibration",
-        "passive.ranges",
-        "thresholds",
-        "mpi_overhead",
-        "model_check",
-    ] {
+    for k in ["passive.ranges", "mpi_overhead", "model_check", "calibration.raw", "thresholds.passive"] {
         sections.insert(k.to_string(), NOT_IMPLEMENTED.to_string());
     }
+    let (calibration, thresholds) = calibration_section(blob.calibration);
+    sections.insert("calibration".into(), calibration.status.clone());
     sections.insert("passive.bins".into(), "done".into());
     sections.insert("ranks".into(), "done".into());
     Report {
@@ -533,16 +525,33 @@ fn build_report(
         },
         passive: collect::passive(&cells),
         ranks: blob.ranks,
-        calibration: Calibration {
-            status: format!("skipped: {NOT_IMPLEMENTED}"),
-            ..Default::default()
-        },
-        thresholds: vec![],
+        calibration,
+        thresholds,
         mpi_overhead: vec![],
         model_check: vec![],
         sections,
         warnings,
     }
+}
+
+/// The calibration section: the agreed status, and per (peer class, mode) the set of the
+/// first pair that measured it (all pairs are listed in `pairs`).
+fn calibration_section(
+    mut sets: Vec<(loggp_report::CalibrationSet, loggp_report::Threshold)>,
+) -> (Calibration, Vec<loggp_report::Threshold>) {
+    let o = crate::calib::run::outcome().unwrap_or_default();
+    sets.sort_by_key(|(s, _)| s.pair[0]);
+    let mut seen = std::collections::BTreeSet::new();
+    sets.retain(|(s, _)| seen.insert((s.peer_class.clone(), s.mode.clone())));
+    let thresholds = sets.iter().map(|(_, t)| t.clone()).collect();
+    let calibration = Calibration {
+        status: if o.status.is_empty() { "skipped: MPI_Init was not seen".into() } else { o.status },
+        duration_ns: (o.duration_ns > 0.0).then_some(o.duration_ns),
+        pairs: o.pairs,
+        mpi: sets.into_iter().map(|(s, _)| s).collect(),
+        raw: vec![],
+    };
+    (calibration, thresholds)
 }
 
 /// Writes `report` atomically: a new temporary file in the same directory (never following

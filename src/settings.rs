@@ -23,6 +23,15 @@ pub struct Settings {
     pub max_requests: usize,
     /// Write each rank's own statistics when the job dies before MPI_Finalize.
     pub partial: bool,
+    /// Active calibration at MPI_Init: off, quick or full.
+    pub calibrate: Calibrate,
+    /// Wall-time cap of the calibration, ms (None: the mode's default).
+    pub calibrate_budget_ms: Option<u64>,
+    /// Send modes calibrated (None: the mode's default).
+    pub calibrate_modes: Option<Vec<String>>,
+    /// Change detection: points looked ahead and growth factor (hoefler2007 §3.5).
+    pub calibrate_lookahead: usize,
+    pub calibrate_pfact: f64,
     /// Testing aid: make the shim fail on purpose at one place (`comm_translate`,
     /// `finalize`), to check that a fault stops profiling and nothing else.
     pub inject_fault: Option<String>,
@@ -40,7 +49,44 @@ impl Default for Settings {
             max_requests: 1 << 16,
             partial: true,
             inject_fault: None,
+            calibrate: Calibrate::Quick,
+            calibrate_budget_ms: None,
+            calibrate_modes: None,
+            calibrate_lookahead: 5,
+            calibrate_pfact: 2.0,
         }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Calibrate {
+    Off,
+    Quick,
+    Full,
+}
+
+impl Calibrate {
+    pub fn name(self) -> &'static str {
+        match self {
+            Calibrate::Off => "off",
+            Calibrate::Quick => "quick",
+            Calibrate::Full => "full",
+        }
+    }
+}
+
+impl Settings {
+    pub fn budget_ms(&self) -> u64 {
+        self.calibrate_budget_ms.unwrap_or(match self.calibrate {
+            Calibrate::Full => 60_000,
+            _ => 1000,
+        })
+    }
+    pub fn modes(&self) -> Vec<String> {
+        self.calibrate_modes.clone().unwrap_or_else(|| match self.calibrate {
+            Calibrate::Full => vec!["send".into(), "isend".into(), "ssend".into()],
+            _ => vec!["send".into()],
+        })
     }
 }
 
@@ -153,6 +199,40 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
             None => bad("LOGGP_PARTIAL", &v, "0 or 1", "1".into()),
         }
     }
+    if let Some(v) = get("LOGGP_CALIBRATE") {
+        match v.trim() {
+            "off" | "0" => s.calibrate = Calibrate::Off,
+            "quick" => s.calibrate = Calibrate::Quick,
+            "full" => s.calibrate = Calibrate::Full,
+            _ => bad("LOGGP_CALIBRATE", &v, "off, quick, full", "quick".into()),
+        }
+    }
+    if let Some(v) = get("LOGGP_CALIBRATE_BUDGET_MS") {
+        match parse_range(&v, 10, 3_600_000) {
+            Some(n) => s.calibrate_budget_ms = Some(n as u64),
+            None => bad("LOGGP_CALIBRATE_BUDGET_MS", &v, "milliseconds from 10 to 3600000", "1000 (quick), 60000 (full)".into()),
+        }
+    }
+    if let Some(v) = get("LOGGP_CALIBRATE_MODES") {
+        let modes: Vec<String> = v.split(',').map(|m| m.trim().to_string()).filter(|m| !m.is_empty()).collect();
+        if !modes.is_empty() && modes.iter().all(|m| ["send", "isend", "ssend"].contains(&m.as_str())) {
+            s.calibrate_modes = Some(modes);
+        } else {
+            bad("LOGGP_CALIBRATE_MODES", &v, "a comma list of send, isend, ssend", "send (quick), send,isend,ssend (full)".into());
+        }
+    }
+    if let Some(v) = get("LOGGP_CALIBRATE_LOOKAHEAD") {
+        match parse_range(&v, 1, 50) {
+            Some(n) => s.calibrate_lookahead = n,
+            None => bad("LOGGP_CALIBRATE_LOOKAHEAD", &v, "an integer from 1 to 50", "5".into()),
+        }
+    }
+    if let Some(v) = get("LOGGP_CALIBRATE_PFACT") {
+        match v.trim().parse::<f64>().ok().filter(|f| (1.05..=1000.0).contains(f)) {
+            Some(f) => s.calibrate_pfact = f,
+            None => bad("LOGGP_CALIBRATE_PFACT", &v, "a number from 1.05 to 1000", "2.0".into()),
+        }
+    }
     if let Some(v) = get("LOGGP_INJECT_FAULT") {
         match v.as_str() {
             "comm_translate" | "finalize" => s.inject_fault = Some(v),
@@ -245,6 +325,41 @@ pub fn describe(s: &Settings) -> Vec<Described> {
             default: "65536".into(),
             value: s.max_requests.to_string(),
             what: "nonblocking requests tracked at once",
+        },
+        Described {
+            name: "LOGGP_CALIBRATE",
+            accepts: "off|quick|full",
+            default: "quick".into(),
+            value: s.calibrate.name().into(),
+            what: "active PRTT calibration at MPI_Init",
+        },
+        Described {
+            name: "LOGGP_CALIBRATE_BUDGET_MS",
+            accepts: "10..3600000",
+            default: "1000 (quick), 60000 (full)".into(),
+            value: s.budget_ms().to_string(),
+            what: "wall-time cap of the calibration",
+        },
+        Described {
+            name: "LOGGP_CALIBRATE_MODES",
+            accepts: "send,isend,ssend",
+            default: "send (quick), all (full)".into(),
+            value: s.modes().join(","),
+            what: "send modes the calibration measures",
+        },
+        Described {
+            name: "LOGGP_CALIBRATE_LOOKAHEAD",
+            accepts: "1..50",
+            default: "5".into(),
+            value: s.calibrate_lookahead.to_string(),
+            what: "protocol-change detection: points looked ahead",
+        },
+        Described {
+            name: "LOGGP_CALIBRATE_PFACT",
+            accepts: "1.05..1000",
+            default: "2.0".into(),
+            value: s.calibrate_pfact.to_string(),
+            what: "protocol-change detection: deviation growth factor",
         },
         Described {
             name: "LOGGP_PARTIAL",

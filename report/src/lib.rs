@@ -127,6 +127,11 @@ pub struct Calibration {
 pub struct CalibrationSet {
     pub peer_class: String,
     pub mode: String,
+    /// The pair that measured it (client, server) and the n of PRTT(n, d, s).
+    pub pair: [u32; 2],
+    pub n: u64,
+    /// PRTT(1,0,s) probes spent locating the switches by bisection.
+    pub bisection_probes: u64,
     pub ranges: Vec<Range>,
     pub points: Vec<Point>,
 }
@@ -157,16 +162,34 @@ pub struct Range {
     pub samples: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// "eager" or "rendezvous", where the measurement tells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(default)]
 pub struct Point {
     pub size_bytes: u64,
+    /// Medians of the repetitions.
     pub prtt_1_0_ns: Option<f64>,
     pub prtt_n_0_ns: Option<f64>,
     pub prtt_n_d_ns: Option<f64>,
     pub recv_overhead_ns: Option<f64>,
+    /// o_s = (PRTT(n,d,s) − PRTT(1,0,s))/(n−1) − d.
+    pub send_overhead_ns: Option<f64>,
+    /// g + (s−1)G = (PRTT(n,0,s) − PRTT(1,0,s))/(n−1).
+    pub gap_all_ns: Option<f64>,
+    /// Spread of PRTT(1,0,s): minimum and interquartile range of the repetitions.
+    pub prtt_1_0_min_ns: Option<f64>,
+    pub prtt_1_0_iqr_ns: Option<f64>,
+    /// The delay d used, and whether PRTT(2,0,s) replaced PRTT(1,0,s) for it.
+    pub delay_ns: Option<f64>,
+    pub delay_fallback: bool,
+    pub repetitions: u64,
+    /// Whether a send of this size waited for a receiver that came late: true for a
+    /// synchronous or rendezvous protocol, false for eager.
+    pub send_waits_for_receiver: Option<bool>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -207,6 +230,8 @@ pub struct Threshold {
     pub passive_lo_bytes: Option<u64>,
     pub passive_hi_bytes: Option<u64>,
     pub mpi_t: Option<MpiT>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

@@ -1,0 +1,310 @@
+//! The PRTT(n, d, s) probes of Hoefler et al. 2007 §3 (Listing 1), over any transport.
+//!
+//! A pair is a client and a server. The client drives: before each block of probes it
+//! sends the server a command over the control channel; the server carries it out and
+//! waits for the next. PRTT(n,d,s): the client sends n messages of s bytes, separated by a
+//! busy delay d, and receives one reply; the server receives n and replies once. The
+//! receive overhead o_r is timed on the server: after the first message of a burst it
+//! waits d (so the next has surely arrived) and times each of the other n−1 receives.
+//! Everything is kept in ticks of the shim's clock and turned into ns for the report.
+use super::fit::{summarize, Summary};
+use crate::clock::now;
+
+/// Moves messages of a given size between the two sides of a pair.
+pub trait Transport {
+    fn send(&mut self, size: usize) -> bool;
+    fn recv(&mut self, size: usize) -> bool;
+    /// Lets the transport make progress without receiving (MPI: a probe on another tag),
+    /// so that an eager message can be taken in while its receive is not yet posted.
+    fn progress(&mut self) {}
+}
+
+/// Carries the client's commands and the server's answers.
+pub trait Control {
+    fn send_words(&mut self, w: &[u64; 4]) -> bool;
+    fn recv_words(&mut self) -> Option<[u64; 4]>;
+}
+
+const CMD_PRTT: u64 = 1;
+const CMD_ORECV: u64 = 2;
+const CMD_DONE: u64 = 3;
+const CMD_LATE: u64 = 4;
+
+#[inline]
+fn busy_wait(ticks: u64) {
+    let t0 = now();
+    while now().wrapping_sub(t0) < ticks {
+        std::hint::spin_loop();
+    }
+}
+
+/// The client's side of a pair.
+pub struct Client<'a, T: Transport, C: Control> {
+    pub t: &'a mut T,
+    pub ctl: &'a mut C,
+}
+
+impl<T: Transport, C: Control> Client<'_, T, C> {
+    /// `reps` samples of PRTT(n, d, s), in ticks.
+    pub fn prtt(&mut self, n: u64, d: u64, s: usize, reps: u64) -> Option<Vec<f64>> {
+        if !self.ctl.send_words(&[CMD_PRTT, n, s as u64, reps]) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(reps as usize);
+        for _ in 0..reps {
+            let t0 = now();
+            if !self.t.send(s) {
+                return None;
+            }
+            for _ in 1..n {
+                if d > 0 {
+                    busy_wait(d);
+                }
+                if !self.t.send(s) {
+                    return None;
+                }
+            }
+            if !self.t.recv(s) {
+                return None;
+            }
+            out.push(now().wrapping_sub(t0) as f64);
+        }
+        Some(out)
+    }
+
+    /// The server's receive overhead for size s: median, min and spread in ticks.
+    pub fn recv_overhead(&mut self, n: u64, d: u64, s: usize, reps: u64) -> Option<Summary> {
+        if !self.ctl.send_words(&[CMD_ORECV | d << 8, n, s as u64, reps]) {
+            return None;
+        }
+        for _ in 0..reps {
+            for _ in 0..n {
+                if !self.t.send(s) {
+                    return None;
+                }
+            }
+            if !self.t.recv(s) {
+                return None;
+            }
+        }
+        let w = self.ctl.recv_words()?;
+        Some(Summary { median: f64::from_bits(w[0]), min: f64::from_bits(w[1]), iqr: f64::from_bits(w[2]), n: w[3] as usize })
+    }
+
+    /// Does a send of s bytes wait for its receiver? The server posts its receive `late`
+    /// ticks after the command, polling the transport meanwhile; the client times its send
+    /// call. An eager send (protocol T of altawil-moritz §3.2) is taken in as unexpected
+    /// and returns; a synchronous one (TA) or a rendezvous (RTA, RAT) cannot finish before
+    /// the receive is posted.
+    pub fn send_waits(&mut self, late: u64, s: usize, reps: u64) -> Option<bool> {
+        if !self.ctl.send_words(&[CMD_LATE | late << 8, 0, s as u64, reps]) {
+            return None;
+        }
+        let mut times = Vec::with_capacity(reps as usize);
+        for _ in 0..reps {
+            let t0 = now();
+            if !self.t.send(s) {
+                return None;
+            }
+            times.push(now().wrapping_sub(t0) as f64);
+            if !self.t.recv(s) {
+                return None;
+            }
+        }
+        Some(summarize(&mut times).median > late as f64 / 2.0)
+    }
+
+    pub fn done(&mut self) {
+        self.ctl.send_words(&[CMD_DONE, 0, 0, 0]);
+    }
+}
+
+/// Serves a client until it says done (or the channel fails).
+pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
+    while let Some(w) = ctl.recv_words() {
+        let (cmd, n, s, reps) = (w[0] & 0xff, w[1], w[2] as usize, w[3]);
+        match cmd {
+            CMD_PRTT => {
+                for _ in 0..reps {
+                    for _ in 0..n {
+                        if !t.recv(s) {
+                            return;
+                        }
+                    }
+                    if !t.send(s) {
+                        return;
+                    }
+                }
+            }
+            CMD_ORECV => {
+                let d = w[0] >> 8;
+                let mut samples = Vec::with_capacity((reps * n) as usize);
+                for _ in 0..reps {
+                    if !t.recv(s) {
+                        return;
+                    }
+                    for _ in 1..n {
+                        busy_wait(d);
+                        let t0 = now();
+                        if !t.recv(s) {
+                            return;
+                        }
+                        samples.push(now().wrapping_sub(t0) as f64);
+                    }
+                    if !t.send(s) {
+                        return;
+                    }
+                }
+                let sm = summarize(&mut samples);
+                ctl.send_words(&[sm.median.to_bits(), sm.min.to_bits(), sm.iqr.to_bits(), sm.n as u64]);
+            }
+            CMD_LATE => {
+                let late = w[0] >> 8;
+                for _ in 0..reps {
+                    // Late, but progressing: some transports complete an eager send only
+                    // once the receiver has polled (Open MPI's shared memory does).
+                    let t0 = now();
+                    while now().wrapping_sub(t0) < late {
+                        t.progress();
+                    }
+                    if !t.recv(s) || !t.send(s) {
+                        return;
+                    }
+                }
+            }
+            _ => return,
+        }
+    }
+}
+
+/// What one size gave, in ticks.
+#[derive(Clone, Debug, Default)]
+pub struct PointTicks {
+    pub size: usize,
+    pub prtt_1_0: Summary,
+    pub prtt_n_0: Summary,
+    pub prtt_n_d: Summary,
+    pub delay: f64,
+    pub recv_overhead: Summary,
+    /// d ≤ G_all with d = PRTT(1,0,s): PRTT(2,0,s) was used instead.
+    pub fell_back: bool,
+    /// The send waited for a late receiver (synchronous or rendezvous protocol).
+    pub send_waits: Option<bool>,
+}
+
+impl PointTicks {
+    /// G_all(s) = g + (s−1)G, Eq. (7).
+    pub fn gap_all(&self, n: u64) -> f64 {
+        (self.prtt_n_0.median - self.prtt_1_0.median) / (n - 1) as f64
+    }
+    /// o_s from Eq. (6): (PRTT(n,d,s) − PRTT(1,0,s)) / (n−1) − d.
+    pub fn send_overhead(&self, n: u64) -> f64 {
+        (self.prtt_n_d.median - self.prtt_1_0.median) / (n - 1) as f64 - self.delay
+    }
+
+    /// Relative spread of the G_all estimate, from the spreads of its two PRTTs
+    /// (interquartile range / 1.35 estimates a standard deviation).
+    pub fn gap_all_rel_noise(&self, n: u64) -> f64 {
+        let g = self.gap_all(n);
+        if g <= 0.0 {
+            return 1.0;
+        }
+        (self.prtt_n_0.iqr.hypot(self.prtt_1_0.iqr) / 1.35 / (n - 1) as f64) / g
+    }
+}
+
+/// How late the receiver comes in the `send_waits` probe: long against a round trip of
+/// the size (so that waiting cannot be confused with transfer time), at least ~20 µs.
+pub fn late_delay(prtt_1_0: f64) -> u64 {
+    let twenty_us = 20_000.0 / crate::clock::ns_per_tick(crate::clock::hz()).max(1e-3);
+    (4.0 * prtt_1_0).max(twenty_us) as u64
+}
+
+/// Measures one size: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with d = PRTT(1,0,s) (or
+/// PRTT(2,0,s) where that is not above G_all), and o_r on the server.
+pub fn measure_point<T: Transport, C: Control>(c: &mut Client<T, C>, n: u64, s: usize, reps: u64) -> Option<PointTicks> {
+    let p1 = summarize(&mut c.prtt(1, 0, s, reps)?);
+    let pn = summarize(&mut c.prtt(n, 0, s, reps)?);
+    let mut p = PointTicks { size: s, prtt_1_0: p1, prtt_n_0: pn, delay: p1.median, ..Default::default() };
+    if p.delay <= p.gap_all(n) {
+        p.delay = summarize(&mut c.prtt(2, 0, s, reps)?).median;
+        p.fell_back = true;
+    }
+    p.prtt_n_d = summarize(&mut c.prtt(n, p.delay as u64, s, reps)?);
+    p.recv_overhead = c.recv_overhead(n, p.delay as u64, s, reps)?;
+    p.send_waits = Some(c.send_waits(late_delay(p1.median), s, reps)?);
+    Some(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::{channel, Receiver, Sender};
+
+    /// Two threads joined by channels, with a LogGP-like cost: o per call, L per message.
+    struct Chan {
+        tx: Sender<usize>,
+        rx: Receiver<usize>,
+    }
+    fn spin_ns(ns: u64) {
+        let t0 = std::time::Instant::now();
+        while (t0.elapsed().as_nanos() as u64) < ns {}
+    }
+    impl Transport for Chan {
+        fn send(&mut self, size: usize) -> bool {
+            spin_ns(2000 + size as u64); // o_s = 2 µs + 1 ns/B
+            self.tx.send(size).is_ok()
+        }
+        fn recv(&mut self, size: usize) -> bool {
+            // Busy-poll like an MPI progress loop (a sleeping receiver adds wake-up time).
+            let ok = loop {
+                match self.rx.try_recv() {
+                    Ok(v) => break v == size,
+                    Err(std::sync::mpsc::TryRecvError::Empty) => std::hint::spin_loop(),
+                    Err(_) => break false,
+                }
+            };
+            spin_ns(1000); // o_r = 1 µs
+            ok
+        }
+    }
+    struct Ctl {
+        tx: Sender<[u64; 4]>,
+        rx: Receiver<[u64; 4]>,
+    }
+    impl Control for Ctl {
+        fn send_words(&mut self, w: &[u64; 4]) -> bool {
+            self.tx.send(*w).is_ok()
+        }
+        fn recv_words(&mut self) -> Option<[u64; 4]> {
+            self.rx.recv().ok()
+        }
+    }
+
+    #[test]
+    fn client_and_server_agree_and_overheads_come_out() {
+        crate::clock::setup(20);
+        let (a_tx, b_rx) = channel();
+        let (b_tx, a_rx) = channel();
+        let (ca_tx, cb_rx) = channel();
+        let (cb_tx, ca_rx) = channel();
+        let server = std::thread::spawn(move || {
+            let mut t = Chan { tx: b_tx, rx: b_rx };
+            let mut c = Ctl { tx: cb_tx, rx: cb_rx };
+            serve(&mut t, &mut c);
+        });
+        let mut t = Chan { tx: a_tx, rx: a_rx };
+        let mut ctl = Ctl { tx: ca_tx, rx: ca_rx };
+        let mut c = Client { t: &mut t, ctl: &mut ctl };
+        let p = measure_point(&mut c, 8, 1000, 5).unwrap();
+        c.done();
+        server.join().unwrap();
+        let ns = crate::clock::ns_per_tick(crate::clock::hz());
+        let o_s = p.send_overhead(8) * ns;
+        let o_r = p.recv_overhead.median * ns;
+        // Threads on a shared machine: loose bounds, but the right order of magnitude.
+        assert!(o_s > 2000.0 && o_s < 6000.0, "o_s {o_s}");
+        assert!(o_r > 900.0 && o_r < 4000.0, "o_r {o_r}");
+        assert!(p.prtt_n_0.median > p.prtt_1_0.median);
+    }
+}

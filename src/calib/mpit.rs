@@ -1,0 +1,94 @@
+//! Reading MPI_T control variables (MPI 4.0 §15.3.6): the configured eager limit of the
+//! transport a pair uses, reported beside the measured switch.
+use crate::mpi;
+use std::ffi::CString;
+use std::os::raw::{c_char, c_int};
+
+/// An integer control variable by name, if this MPI has it.
+pub fn cvar_int(name: &str) -> Option<i64> {
+    let bytes = cvar_bytes(name, 8)?;
+    Some(i64::from_le_bytes(bytes[..8].try_into().ok()?))
+}
+
+/// A string control variable by name (MPI_CHAR), if this MPI has it.
+pub fn cvar_string(name: &str) -> Option<String> {
+    let bytes = cvar_bytes(name, 4096)?;
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    Some(String::from_utf8_lossy(&bytes[..end]).into_owned())
+}
+
+fn cvar_bytes(name: &str, cap: usize) -> Option<Vec<u8>> {
+    let cname = CString::new(name).ok()?;
+    // SAFETY: MPI_T calls with buffers sized for what they write; an integer cvar writes
+    // at most 8 bytes, a string cvar at most `count` chars (checked against cap).
+    unsafe {
+        let mut provided: c_int = 0;
+        if mpi::PMPI_T_init_thread(mpi::thread_single(), &mut provided) != mpi::success() {
+            return None;
+        }
+        let mut out = None;
+        let mut idx: c_int = 0;
+        if mpi::PMPI_T_cvar_get_index(cname.as_ptr() as *const c_char, &mut idx) == mpi::success() {
+            let mut handle: mpi::MPI_T_cvar_handle = Default::default();
+            let mut count: c_int = 0;
+            if mpi::PMPI_T_cvar_handle_alloc(idx, std::ptr::null_mut(), &mut handle, &mut count) == mpi::success() {
+                let need = if cap > 8 { count.max(1) as usize + 1 } else { 8 * count.max(1) as usize };
+                if need <= cap.max(64) {
+                    let mut buf = vec![0u8; need.max(cap).max(16)];
+                    // Integer cvars may be int or 64-bit: zeroed 8 bytes read as LE fits both.
+                    if mpi::PMPI_T_cvar_read(handle, buf.as_mut_ptr() as *mut _) == mpi::success() {
+                        let mut dt: mpi::MPI_Datatype = Default::default();
+                        let (mut nl, mut dl, mut verb, mut bind, mut scope) = (0, 0, 0, 0, 0);
+                        let mut en: mpi::MPI_T_enum = Default::default();
+                        mpi::PMPI_T_cvar_get_info(
+                            idx,
+                            std::ptr::null_mut(),
+                            &mut nl,
+                            &mut verb,
+                            &mut dt,
+                            &mut en,
+                            std::ptr::null_mut(),
+                            &mut dl,
+                            &mut bind,
+                            &mut scope,
+                        );
+                        let mut size: c_int = 8;
+                        mpi::PMPI_Type_size(dt, &mut size);
+                        if cap == 8 && size == 4 {
+                            let v = i32::from_le_bytes(buf[..4].try_into().unwrap_or([0; 4])) as i64;
+                            buf[..8].copy_from_slice(&v.to_le_bytes());
+                        }
+                        out = Some(buf);
+                    }
+                }
+                mpi::PMPI_T_cvar_handle_free(&mut handle);
+            }
+        }
+        mpi::PMPI_T_finalize();
+        out
+    }
+}
+
+/// The eager-limit control variable of the transport a peer class uses in this MPI.
+pub fn eager_limit_cvar(peer_class: &str) -> Option<(String, i64)> {
+    if mpi::FLAVOR != "openmpi" {
+        return None; // MPICH ch4:ucx takes its switch from UCX, not from MPI_T
+    }
+    let btls = cvar_string("btl").unwrap_or_default();
+    let allowed = |b: &str| btls.is_empty() || (!btls.starts_with('^') && btls.split(',').any(|x| x == b))
+        || (btls.starts_with('^') && !btls[1..].split(',').any(|x| x == b));
+    let candidates: &[&str] = match peer_class {
+        "self" => &["self"],
+        "intra_node" => &["vader", "sm", "tcp"],
+        _ => &["tcp"],
+    };
+    for b in candidates {
+        if allowed(b) {
+            let name = format!("btl_{b}_eager_limit");
+            if let Some(v) = cvar_int(&name) {
+                return Some((name, v));
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,446 @@
+//! Active calibration at MPI_Init: every rank takes part, in disjoint pairs, on the private
+//! communicator; the lower rank of a pair drives the probes (see `engine`), measures each
+//! size of the schedule for each mode, fits the protocol ranges (see `fit`) and locates
+//! each switch to the byte by bisection. Results stay on the client until MPI_Finalize,
+//! where they travel to rank 0 with the statistics.
+use super::engine::{late_delay, measure_point, serve, Client, Control, PointTicks, Transport};
+use super::fit::{detect_changes, robust_line, summarize, Detect, Line};
+use crate::mpi::{self, MPI_Comm};
+use crate::peers::{class_of_world, World};
+use crate::runtime::say;
+use crate::settings::{self, Calibrate};
+use crate::stats::Class;
+use std::os::raw::c_int;
+use std::sync::Mutex;
+
+const CTRL_TAG: c_int = 0x1067;
+const DATA_TAG: c_int = 0x1068;
+const MODE_BEGIN: u64 = 0x100;
+const FINISH: u64 = 0x200;
+
+/// A protocol range in ticks (converted to ns in the report).
+#[derive(Clone, Debug, Default)]
+pub struct RangeTicks {
+    pub lo: usize,
+    pub hi: usize,
+    pub send_overhead: f64,
+    pub recv_overhead: f64,
+    pub gap: f64,
+    pub gap_per_byte: f64,
+    pub latency: f64,
+    pub rms: f64,
+    pub samples: usize,
+    pub rendezvous: bool,
+}
+
+/// One mode's calibration between the pair.
+#[derive(Clone, Debug, Default)]
+pub struct ModeResult {
+    pub mode: String,
+    pub n: u64,
+    pub points: Vec<PointTicks>,
+    pub ranges: Vec<RangeTicks>,
+    /// Largest size still eager, located by bisection; None when no eager→rendezvous switch.
+    pub active_bytes: Option<usize>,
+    pub threshold_note: Option<String>,
+    pub bisection_probes: u32,
+}
+
+/// What this rank learned (clients) and what all ranks agreed on.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub status: String,
+    pub duration_ns: f64,
+    pub pairs: Vec<[u32; 2]>,
+    pub class: Option<Class>,
+    pub modes: Vec<ModeResult>,
+    pub warnings: Vec<String>,
+}
+
+static OUTCOME: Mutex<Option<Outcome>> = Mutex::new(None);
+
+pub fn outcome() -> Option<Outcome> {
+    OUTCOME.lock().ok().and_then(|o| o.clone())
+}
+
+/// Disjoint pairs over all ranks: first one pair inside a node and one across nodes where
+/// the job has them, then the remaining ranks in order; an odd rank out waits.
+pub fn choose_pairs(node_of: &[u32]) -> Vec<[u32; 2]> {
+    let n = node_of.len();
+    let mut used = vec![false; n];
+    let mut pairs = vec![];
+    let mut take = |a: usize, b: usize, used: &mut Vec<bool>| {
+        used[a] = true;
+        used[b] = true;
+        pairs.push([a as u32, b as u32]);
+    };
+    if let Some((a, b)) = (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).find(|&(a, b)| node_of[a] == node_of[b]) {
+        take(a, b, &mut used);
+    }
+    if let Some((a, b)) = (0..n)
+        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+        .find(|&(a, b)| !used[a] && !used[b] && node_of[a] != node_of[b])
+    {
+        take(a, b, &mut used);
+    }
+    let rest: Vec<usize> = (0..n).filter(|&r| !used[r]).collect();
+    for c in rest.chunks(2) {
+        if let [a, b] = c {
+            take(*a, *b, &mut used);
+        }
+    }
+    pairs
+}
+
+/// The message sizes of a schedule: 1 byte, then `per_octave` sizes per power of two.
+pub fn schedule(max: usize, per_octave: u32) -> Vec<usize> {
+    let mut v = vec![1usize];
+    let mut k = 1u32;
+    while (1usize << k) <= max {
+        for j in 0..per_octave {
+            let s = (2f64.powf(k as f64 + j as f64 / per_octave as f64)).round() as usize;
+            if s <= max && v.last() != Some(&s) {
+                v.push(s);
+            }
+        }
+        k += 1;
+    }
+    v
+}
+
+/// MPI point-to-point in one send mode on the private communicator.
+struct MpiTransport {
+    comm: MPI_Comm,
+    peer: c_int,
+    mode: String,
+    sbuf: Vec<u8>,
+    rbuf: Vec<u8>,
+}
+
+impl Transport for MpiTransport {
+    fn send(&mut self, size: usize) -> bool {
+        let buf = self.sbuf.as_ptr() as *const _;
+        let (n, dt) = (size as c_int, mpi::dt_byte());
+        // SAFETY: sbuf holds at least `size` bytes; private communicator.
+        let rc = unsafe {
+            match self.mode.as_str() {
+                "ssend" => mpi::PMPI_Ssend(buf, n, dt, self.peer, DATA_TAG, self.comm),
+                "isend" => {
+                    let mut r: mpi::MPI_Request = mpi::request_null();
+                    mpi::PMPI_Isend(buf, n, dt, self.peer, DATA_TAG, self.comm, &mut r);
+                    mpi::PMPI_Wait(&mut r, mpi::status_ignore())
+                }
+                _ => mpi::PMPI_Send(buf, n, dt, self.peer, DATA_TAG, self.comm),
+            }
+        };
+        rc == mpi::success()
+    }
+    fn recv(&mut self, size: usize) -> bool {
+        let buf = self.rbuf.as_mut_ptr() as *mut _;
+        let (n, dt) = (size as c_int, mpi::dt_byte());
+        // SAFETY: rbuf holds at least `size` bytes.
+        let rc = unsafe {
+            if self.mode == "isend" {
+                let mut r: mpi::MPI_Request = mpi::request_null();
+                mpi::PMPI_Irecv(buf, n, dt, self.peer, DATA_TAG, self.comm, &mut r);
+                mpi::PMPI_Wait(&mut r, mpi::status_ignore())
+            } else {
+                mpi::PMPI_Recv(buf, n, dt, self.peer, DATA_TAG, self.comm, mpi::status_ignore())
+            }
+        };
+        rc == mpi::success()
+    }
+    fn progress(&mut self) {
+        let mut flag: c_int = 0;
+        // SAFETY: a probe on a tag nobody sends; it only drives MPI's progress engine.
+        unsafe { mpi::PMPI_Iprobe(self.peer, DATA_TAG + 1, self.comm, &mut flag, mpi::status_ignore()) };
+    }
+}
+
+struct MpiControl {
+    comm: MPI_Comm,
+    peer: c_int,
+}
+
+impl Control for MpiControl {
+    fn send_words(&mut self, w: &[u64; 4]) -> bool {
+        // SAFETY: four u64 on the private communicator.
+        unsafe { mpi::PMPI_Send(w.as_ptr() as *const _, 4, mpi::dt_u64(), self.peer, CTRL_TAG, self.comm) == mpi::success() }
+    }
+    fn recv_words(&mut self) -> Option<[u64; 4]> {
+        let mut w = [0u64; 4];
+        // SAFETY: room for four u64.
+        let rc = unsafe {
+            mpi::PMPI_Recv(w.as_mut_ptr() as *mut _, 4, mpi::dt_u64(), self.peer, CTRL_TAG, self.comm, mpi::status_ignore())
+        };
+        (rc == mpi::success()).then_some(w)
+    }
+}
+
+const MODES: [&str; 3] = ["send", "isend", "ssend"];
+
+enum Stop {
+    Budget(String),
+    Failed(String),
+}
+
+/// Runs the calibration on every rank; returns when all ranks agree it is over.
+pub fn run_at_init(comm: MPI_Comm, world: &World) {
+    let s = settings::get();
+    let mut out = Outcome::default();
+    if s.calibrate == Calibrate::Off {
+        out.status = "off".into();
+    } else if world.size < 2 {
+        out.status = "skipped: a job of one rank has no pair to measure".into();
+    } else {
+        calibrate(comm, world, s, &mut out);
+    }
+    if let Ok(mut o) = OUTCOME.lock() {
+        *o = Some(out);
+    }
+}
+
+fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Outcome) {
+    let quick = s.calibrate == Calibrate::Quick;
+    let (max_size, per_octave, reps, n) = if quick { (1 << 20, 4, 5u64, 16u64) } else { (16 << 20, 8, 11, 16) };
+    let budget_ns = s.budget_ms() * 1_000_000;
+    let modes = s.modes();
+    out.pairs = choose_pairs(&world.node_of);
+    let verbose = s.verbose >= 1 && world.rank == 0;
+    if verbose {
+        say(&format!(
+            "loggp: calibrating ({}, {} pair(s), modes {}, budget {} ms) ...",
+            s.calibrate.name(),
+            out.pairs.len(),
+            modes.join(","),
+            s.budget_ms()
+        ));
+    }
+    let t0 = crate::clock::monotonic_raw_ns();
+    let me = world.rank as u32;
+    let mut code: i32 = 0; // 0 done, 1 over budget, 2 failed
+    let mut why = String::new();
+    if let Some(p) = out.pairs.iter().find(|p| p.contains(&me)) {
+        let (client, peer) = (p[0] == me, if p[0] == me { p[1] } else { p[0] });
+        let mk = |mode: &str| MpiTransport {
+            comm,
+            peer: peer as c_int,
+            mode: mode.to_string(),
+            sbuf: vec![0xA5; max_size],
+            rbuf: vec![0; max_size],
+        };
+        let mut ctl = MpiControl { comm, peer: peer as c_int };
+        if client {
+            out.class = Some(class_of_world(world, peer as i32));
+            let sizes = schedule(max_size, per_octave);
+            let det = Detect { lookahead: s.calibrate_lookahead, pfact: s.calibrate_pfact, rel_noise: 0.03 };
+            let deadline = t0 + budget_ns;
+            for mode in MODES.iter().filter(|m| modes.iter().any(|x| x == *m)) {
+                if !ctl.send_words(&[MODE_BEGIN, MODES.iter().position(|m| m == mode).unwrap_or(0) as u64, 0, 0]) {
+                    code = 2;
+                    why = "control message failed".into();
+                    break;
+                }
+                let mut t = mk(mode);
+                let mut c = Client { t: &mut t, ctl: &mut ctl };
+                let r = calibrate_mode(&mut c, mode, &sizes, n, reps, &det, deadline);
+                c.done();
+                match r {
+                    Ok(m) => out.modes.push(m),
+                    Err(Stop::Budget(w)) => {
+                        code = 1;
+                        why = w;
+                        break;
+                    }
+                    Err(Stop::Failed(w)) => {
+                        code = 2;
+                        why = w;
+                        break;
+                    }
+                }
+            }
+            ctl.send_words(&[FINISH, 0, 0, 0]);
+        } else {
+            while let Some(w) = ctl.recv_words() {
+                if w[0] != MODE_BEGIN {
+                    break;
+                }
+                let mut t = mk(MODES.get(w[1] as usize).copied().unwrap_or("send"));
+                serve(&mut t, &mut ctl);
+            }
+        }
+    }
+    // All ranks agree on the outcome (the worst of all pairs).
+    let mut worst: c_int = code;
+    // SAFETY: one int, MAX, on the private communicator.
+    unsafe {
+        mpi::PMPI_Allreduce(&code as *const c_int as *const _, &mut worst as *mut c_int as *mut _, 1, mpi::dt_int(), mpi::op_max(), comm)
+    };
+    out.duration_ns = crate::clock::monotonic_raw_ns().saturating_sub(t0) as f64;
+    out.status = match worst {
+        0 => "done".into(),
+        1 if code == 1 => format!("failed: over the budget of {} ms ({why}); the sizes measured are kept", s.budget_ms()),
+        1 => format!("failed: a pair went over the budget of {} ms", s.budget_ms()),
+        _ if code == 2 => format!("failed: {why}"),
+        _ => "failed: a pair could not complete its probes".into(),
+    };
+    if verbose {
+        say(&format!("loggp: calibration {} in {:.0} ms", if worst == 0 { "done" } else { "stopped" }, out.duration_ns / 1e6));
+    }
+}
+
+fn calibrate_mode<T: Transport, C: Control>(
+    c: &mut Client<T, C>,
+    mode: &str,
+    sizes: &[usize],
+    n: u64,
+    reps: u64,
+    det: &Detect,
+    deadline: u64,
+) -> Result<ModeResult, Stop> {
+    let mut m = ModeResult { mode: mode.into(), n, ..Default::default() };
+    let over = || crate::clock::monotonic_raw_ns() > deadline;
+    // Warm-up, not recorded: first messages pay for connection set-up and page faults.
+    let max = *sizes.last().unwrap_or(&0);
+    for s in [1, max] {
+        c.prtt(n, 0, s, 2).ok_or_else(|| Stop::Failed(format!("{mode}: warm-up failed")))?;
+    }
+    for &s in sizes {
+        if over() {
+            return Err(Stop::Budget(format!("{mode}: stopped before {s} bytes")));
+        }
+        let p = measure_point(c, n, s, reps).ok_or_else(|| Stop::Failed(format!("{mode}: probe of {s} bytes failed")))?;
+        m.points.push(p);
+    }
+    // The noise floor of the change detection comes from the measured spread.
+    let mut noise: Vec<f64> = m.points.iter().map(|p| p.gap_all_rel_noise(n)).collect();
+    noise.sort_by(f64::total_cmp);
+    let q75 = noise.get(noise.len() * 3 / 4).copied().unwrap_or(0.05);
+    let det = Detect { rel_noise: q75.clamp(0.05, 0.3), ..*det };
+
+    // The eager limit first: the first size whose send waits for a late receiver, and the
+    // next one too (one stray verdict does not make a switch).
+    let rdv: Vec<bool> = m.points.iter().map(|p| p.send_waits == Some(true)).collect();
+    let split = (0..rdv.len()).find(|&i| rdv[i] && rdv.get(i + 1).copied().unwrap_or(true));
+    match split {
+        Some(0) => m.threshold_note = Some("rendezvous from the smallest size".into()),
+        None => m.threshold_note = Some(format!("no eager-to-rendezvous switch up to {max} bytes")),
+        Some(_) => {}
+    }
+    // Protocol ranges: change detection on each side of the eager limit separately.
+    let gall: Vec<(f64, f64)> = m.points.iter().map(|p| (p.size as f64, p.gap_all(n))).collect();
+    let mut idx: Vec<(usize, usize)> = vec![];
+    let sides = match split {
+        Some(i) if i > 0 => vec![(0, i - 1), (i, m.points.len() - 1)],
+        _ => vec![(0, m.points.len() - 1)],
+    };
+    for (a, b) in sides {
+        for (x, y) in detect_changes(&gall[a..=b], &det) {
+            idx.push((a + x, a + y));
+        }
+    }
+    for &(a, b) in &idx {
+        let mut r = range_of(&m.points[a..=b], n);
+        r.rendezvous = rdv[a..=b].iter().filter(|&&x| x).count() * 2 > b - a + 1;
+        m.ranges.push(r);
+    }
+    // Locate each switch to the byte by bisection on the message size, within a bounded
+    // number of probes: the eager limit by the o_r/G_all test of each probed size, other
+    // switches by which range's line of G_all predicts the probed size better.
+    for (k, w) in idx.windows(2).enumerate() {
+        let (l, r) = (w[0], w[1]);
+        let eager_limit = Some(r.0) == split;
+        let line = |pts: &[PointTicks]| robust_line(&pts.iter().map(|p| (p.size as f64, p.gap_all(n))).collect::<Vec<_>>());
+        let (fl, fr) = (line(&m.points[l.0..=l.1]), line(&m.points[r.0..=r.1]));
+        let (mut lo, mut hi) = (m.points[l.1].size, m.points[r.0].size);
+        while hi - lo > 1 && m.bisection_probes < 96 {
+            if over() {
+                return Err(Stop::Budget(format!("{mode}: stopped while bisecting {lo}..{hi} bytes")));
+            }
+            let mid = lo + (hi - lo) / 2;
+            let fail = || Stop::Failed("bisection probe failed".into());
+            let p1 = summarize(&mut c.prtt(1, 0, mid, reps).ok_or_else(fail)?);
+            let pn = if eager_limit { p1 } else { summarize(&mut c.prtt(n, 0, mid, reps).ok_or_else(fail)?) };
+            let p = PointTicks { size: mid, prtt_1_0: p1, prtt_n_0: pn, ..Default::default() };
+            m.bisection_probes += 1;
+            let left_side = if eager_limit {
+                !c.send_waits(late_delay(p1.median), mid, reps).ok_or_else(fail)?
+            } else {
+                match (fl, fr) {
+                    (Some(fl), Some(fr)) => closer_to(&fl, &fr, mid as f64, p.gap_all(n)),
+                    _ => break,
+                }
+            };
+            if left_side {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        m.ranges[k].hi = lo;
+        m.ranges[k + 1].lo = lo + 1;
+        if eager_limit {
+            m.active_bytes = Some(lo);
+        }
+    }
+    if let Some(last) = m.ranges.last_mut() {
+        last.hi = max;
+    }
+    if let Some(first) = m.ranges.first_mut() {
+        first.lo = sizes.first().copied().unwrap_or(1);
+    }
+    Ok(m)
+}
+
+/// True when `v` at `x` is closer (relatively) to the left line than to the right one.
+fn closer_to(left: &Line, right: &Line, x: f64, v: f64) -> bool {
+    (v - left.at(x)).abs() <= (v - right.at(x)).abs()
+}
+
+fn range_of(pts: &[PointTicks], n: u64) -> RangeTicks {
+    let gall: Vec<(f64, f64)> = pts.iter().map(|p| (p.size as f64, p.gap_all(n))).collect();
+    let line = robust_line(&gall).unwrap_or(Line { intercept: 0.0, slope: 0.0 });
+    let rms = (gall.iter().map(|&(x, y)| (line.at(x) - y).powi(2)).sum::<f64>() / gall.len().max(1) as f64).sqrt();
+    let mut os: Vec<f64> = pts.iter().map(|p| p.send_overhead(n)).collect();
+    let mut or: Vec<f64> = pts.iter().map(|p| p.recv_overhead.median).collect();
+    RangeTicks {
+        lo: pts.first().map(|p| p.size).unwrap_or(0),
+        hi: pts.last().map(|p| p.size).unwrap_or(0),
+        send_overhead: summarize(&mut os).median,
+        recv_overhead: summarize(&mut or).median,
+        gap: line.at(1.0),
+        gap_per_byte: line.slope,
+        latency: pts.first().map(|p| p.prtt_1_0.median / 2.0).unwrap_or(0.0),
+        rms,
+        samples: pts.len(),
+        rendezvous: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_cover_ranks_with_one_intra_and_one_inter_pair() {
+        // ranks 0,1 on node 0; 2,3 on node 1; 4 on node 2
+        let p = choose_pairs(&[0, 0, 1, 1, 2]);
+        assert_eq!(p[0], [0, 1]);
+        assert_eq!(p[1], [2, 4]);
+        assert_eq!(p.len(), 2, "an odd rank out waits: {p:?}");
+        let p = choose_pairs(&[0, 1]);
+        assert_eq!(p, [[0, 1]]);
+        let p = choose_pairs(&[0, 0, 0, 0]);
+        assert_eq!(p, [[0, 1], [2, 3]]);
+    }
+
+    #[test]
+    fn schedule_has_four_points_per_octave() {
+        let s = schedule(1 << 20, 4);
+        assert_eq!(s[0], 1);
+        assert_eq!(*s.last().unwrap(), 1 << 20);
+        let octave: Vec<_> = s.iter().filter(|&&x| (4096..8192).contains(&x)).collect();
+        assert_eq!(octave.len(), 4);
+        assert!(s.windows(2).all(|w| w[0] < w[1]));
+    }
+}
