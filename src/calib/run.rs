@@ -202,7 +202,7 @@ pub fn run_at_init(comm: MPI_Comm, world: &World) {
 
 fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Outcome) {
     let quick = s.calibrate == Calibrate::Quick;
-    let (max_size, per_octave, reps, n) = if quick { (1 << 20, 4, 5u64, 16u64) } else { (16 << 20, 8, 11, 16) };
+    let (max_size, per_octave, reps, n) = if quick { (1 << 20, 4, 5u64, 16u64) } else { (16 << 20, 8, 9, 16) };
     let budget_ns = s.budget_ms() * 1_000_000;
     let modes = s.modes();
     out.pairs = choose_pairs(&world.node_of);
@@ -243,16 +243,19 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
                 }
                 let mut t = mk(mode);
                 let mut c = Client { t: &mut t, ctl: &mut ctl };
-                let r = calibrate_mode(&mut c, mode, &sizes, n, reps, &det, deadline);
+                let (m, stop) = calibrate_mode(&mut c, mode, &sizes, n, reps, &det, deadline);
                 c.done();
-                match r {
-                    Ok(m) => out.modes.push(m),
-                    Err(Stop::Budget(w)) => {
+                if !m.points.is_empty() {
+                    out.modes.push(m);
+                }
+                match stop {
+                    None => {}
+                    Some(Stop::Budget(w)) => {
                         code = 1;
                         why = w;
                         break;
                     }
-                    Err(Stop::Failed(w)) => {
+                    Some(Stop::Failed(w)) => {
                         code = 2;
                         why = w;
                         break;
@@ -297,21 +300,56 @@ fn calibrate_mode<T: Transport, C: Control>(
     reps: u64,
     det: &Detect,
     deadline: u64,
-) -> Result<ModeResult, Stop> {
+) -> (ModeResult, Option<Stop>) {
     let mut m = ModeResult { mode: mode.into(), n, ..Default::default() };
     let over = || crate::clock::monotonic_raw_ns() > deadline;
     // Warm-up, not recorded: first messages pay for connection set-up and page faults.
     let max = *sizes.last().unwrap_or(&0);
     for s in [1, max] {
-        c.prtt(n, 0, s, 2).ok_or_else(|| Stop::Failed(format!("{mode}: warm-up failed")))?;
+        if c.prtt(n, 0, s, 2).is_none() {
+            return (m, Some(Stop::Failed(format!("{mode}: warm-up failed"))));
+        }
     }
+    let mut stop = None;
     for &s in sizes {
         if over() {
-            return Err(Stop::Budget(format!("{mode}: stopped before {s} bytes")));
+            stop = Some(Stop::Budget(format!("{mode}: stopped before {s} bytes")));
+            break;
         }
-        let p = measure_point(c, n, s, reps).ok_or_else(|| Stop::Failed(format!("{mode}: probe of {s} bytes failed")))?;
-        m.points.push(p);
+        // Fewer repetitions for large messages: each already takes long and varies little.
+        let r = if s > 1 << 20 { 3 } else if s > 64 << 10 { reps.min(5) } else { reps };
+        match measure_point(c, n, s, r) {
+            Some(p) => m.points.push(p),
+            None => {
+                stop = Some(Stop::Failed(format!("{mode}: probe of {s} bytes failed")));
+                break;
+            }
+        }
     }
+    if m.points.len() < 3 {
+        return (m, stop);
+    }
+    let sizes: Vec<usize> = m.points.iter().map(|p| p.size).collect();
+    let sizes = &sizes[..];
+    if let Err(e) = fit_mode(c, &mut m, sizes, n, reps, det, deadline) {
+        stop = stop.or(Some(e));
+    }
+    (m, stop)
+}
+
+/// Ranges, the eager limit and the other switches of one mode's points.
+fn fit_mode<T: Transport, C: Control>(
+    c: &mut Client<T, C>,
+    m: &mut ModeResult,
+    sizes: &[usize],
+    n: u64,
+    reps: u64,
+    det: &Detect,
+    deadline: u64,
+) -> Result<(), Stop> {
+    let over = || crate::clock::monotonic_raw_ns() > deadline;
+    let mode = m.mode.clone();
+    let max = *sizes.last().unwrap_or(&0);
     // The noise floor of the change detection comes from the measured spread.
     let mut noise: Vec<f64> = m.points.iter().map(|p| p.gap_all_rel_noise(n)).collect();
     noise.sort_by(f64::total_cmp);
@@ -389,7 +427,7 @@ fn calibrate_mode<T: Transport, C: Control>(
     if let Some(first) = m.ranges.first_mut() {
         first.lo = sizes.first().copied().unwrap_or(1);
     }
-    Ok(m)
+    Ok(())
 }
 
 /// True when `v` at `x` is closer (relatively) to the left line than to the right one.
