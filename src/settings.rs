@@ -32,6 +32,8 @@ pub struct Settings {
     /// Change detection: points looked ahead and growth factor (hoefler2007 §3.5).
     pub calibrate_lookahead: usize,
     pub calibrate_pfact: f64,
+    /// Largest message size probed (None: 1 MiB quick, 16 MiB full).
+    pub calibrate_max_bytes: Option<usize>,
     /// Testing aid: make the shim fail on purpose at one place (`comm_translate`,
     /// `finalize`), to check that a fault stops profiling and nothing else.
     pub inject_fault: Option<String>,
@@ -54,6 +56,7 @@ impl Default for Settings {
             calibrate_modes: None,
             calibrate_lookahead: 5,
             calibrate_pfact: 2.0,
+            calibrate_max_bytes: None,
         }
     }
 }
@@ -81,6 +84,9 @@ impl Settings {
             Calibrate::Full => 60_000,
             _ => 1000,
         })
+    }
+    pub fn max_bytes(&self) -> usize {
+        self.calibrate_max_bytes.unwrap_or(if self.calibrate == Calibrate::Full { 16 << 20 } else { 1 << 20 })
     }
     pub fn modes(&self) -> Vec<String> {
         self.calibrate_modes.clone().unwrap_or_else(|| match self.calibrate {
@@ -233,6 +239,12 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
             None => bad("LOGGP_CALIBRATE_PFACT", &v, "a number from 1.05 to 1000", "2.0".into()),
         }
     }
+    if let Some(v) = get("LOGGP_CALIBRATE_MAX_BYTES") {
+        match parse_range(&v, 64, 1 << 30) {
+            Some(n) => s.calibrate_max_bytes = Some(n),
+            None => bad("LOGGP_CALIBRATE_MAX_BYTES", &v, "bytes from 64 to 1073741824", "1048576 (quick), 16777216 (full)".into()),
+        }
+    }
     if let Some(v) = get("LOGGP_INJECT_FAULT") {
         match v.as_str() {
             "comm_translate" | "finalize" => s.inject_fault = Some(v),
@@ -346,6 +358,13 @@ pub fn describe(s: &Settings) -> Vec<Described> {
             default: "send (quick), all (full)".into(),
             value: s.modes().join(","),
             what: "send modes the calibration measures",
+        },
+        Described {
+            name: "LOGGP_CALIBRATE_MAX_BYTES",
+            accepts: "64..1073741824",
+            default: "1048576 (quick), 16777216 (full)".into(),
+            value: s.max_bytes().to_string(),
+            what: "largest message size the calibration probes",
         },
         Described {
             name: "LOGGP_CALIBRATE_LOOKAHEAD",

@@ -202,7 +202,8 @@ pub fn run_at_init(comm: MPI_Comm, world: &World) {
 
 fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Outcome) {
     let quick = s.calibrate == Calibrate::Quick;
-    let (max_size, per_octave, reps, n) = if quick { (1 << 20, 4, 5u64, 16u64) } else { (16 << 20, 8, 9, 16) };
+    let (per_octave, reps, n) = if quick { (4, 5u64, 16u64) } else { (8, 9, 16) };
+    let max_size = s.max_bytes();
     let budget_ns = s.budget_ms() * 1_000_000;
     let modes = s.modes();
     out.pairs = choose_pairs(&world.node_of);
