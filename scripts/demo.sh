@@ -8,8 +8,8 @@ source scripts/mpi-env.sh
 scripts/build.sh
 out=$(mktemp -d)
 for flavor in openmpi mpich; do
-  if [ $flavor = openmpi ]; then cc=mpicc.openmpi; run="mpirun.openmpi -np 2 -x LD_PRELOAD=$PWD/target/release/libloggp.so -x LOGGP_REPORT=$out/demo-$flavor.json"
-  else cc=mpicc.mpich; run="mpirun.mpich -n 2 -genv LD_PRELOAD $PWD/target/mpich/release/libloggp.so -genv LOGGP_REPORT $out/demo-$flavor.json"; fi
+  if [ $flavor = openmpi ]; then cc=mpicc.openmpi; run="mpirun.openmpi -np 2 -x LD_PRELOAD=$PWD/target/shim/openmpi/libloggp.so -x LOGGP_REPORT=$out/demo-$flavor.json"
+  else cc=mpicc.mpich; run="mpirun.mpich -n 2 -genv LD_PRELOAD $PWD/target/shim/mpich/libloggp.so -genv LOGGP_REPORT $out/demo-$flavor.json"; fi
   $cc -O2 -o "$out/demo-$flavor" examples/demo.c
   echo "== $flavor: $run $out/demo-$flavor"
   $run "$out/demo-$flavor"

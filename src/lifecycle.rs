@@ -362,11 +362,22 @@ fn local_blob(j: &JobInfo, ns_per_tick: f64) -> Blob {
     let calibration = crate::calib::run::outcome()
         .map(|o| crate::calib::report::sets(&o, j.rank as u32, ns_per_tick))
         .unwrap_or_default();
-    Blob { ranks: vec![entry], cells: cells.into_iter().collect(), warnings: vec![], calibration }
+    Blob {
+        ranks: vec![entry],
+        cells: cells.into_iter().collect(),
+        warnings: vec![],
+        calibration,
+    }
 }
 
 fn fault_blob(j: &JobInfo, reason: &str) -> Blob {
-    Blob { warnings: vec![format!("rank {}: profiling stopped early: {reason}", j.rank)], ..Default::default() }
+    Blob {
+        warnings: vec![format!(
+            "rank {}: profiling stopped early: {reason}",
+            j.rank
+        )],
+        ..Default::default()
+    }
 }
 
 /// The merge must never leave a parent waiting: every step that could fail is guarded,
@@ -487,7 +498,13 @@ fn build_report(
         ));
     }
     let mut sections = BTreeMap::new();
-    for k in ["passive.ranges", "mpi_overhead", "model_check", "calibration.raw", "thresholds.passive"] {
+    for k in [
+        "passive.ranges",
+        "mpi_overhead",
+        "model_check",
+        "calibration.raw",
+        "thresholds.passive",
+    ] {
         sections.insert(k.to_string(), NOT_IMPLEMENTED.to_string());
     }
     let (calibration, thresholds) = calibration_section(blob.calibration);
@@ -545,7 +562,11 @@ fn calibration_section(
     sets.retain(|(s, _)| seen.insert((s.peer_class.clone(), s.mode.clone())));
     let thresholds = sets.iter().map(|(_, t)| t.clone()).collect();
     let calibration = Calibration {
-        status: if o.status.is_empty() { "skipped: MPI_Init was not seen".into() } else { o.status },
+        status: if o.status.is_empty() {
+            "skipped: MPI_Init was not seen".into()
+        } else {
+            o.status
+        },
         duration_ns: (o.duration_ns > 0.0).then_some(o.duration_ns),
         pairs: o.pairs,
         mpi: sets.into_iter().map(|(s, _)| s).collect(),

@@ -86,13 +86,20 @@ impl Settings {
         })
     }
     pub fn max_bytes(&self) -> usize {
-        self.calibrate_max_bytes.unwrap_or(if self.calibrate == Calibrate::Full { 16 << 20 } else { 1 << 20 })
+        self.calibrate_max_bytes
+            .unwrap_or(if self.calibrate == Calibrate::Full {
+                16 << 20
+            } else {
+                1 << 20
+            })
     }
     pub fn modes(&self) -> Vec<String> {
-        self.calibrate_modes.clone().unwrap_or_else(|| match self.calibrate {
-            Calibrate::Full => vec!["send".into(), "isend".into(), "ssend".into()],
-            _ => vec!["send".into()],
-        })
+        self.calibrate_modes
+            .clone()
+            .unwrap_or_else(|| match self.calibrate {
+                Calibrate::Full => vec!["send".into(), "isend".into(), "ssend".into()],
+                _ => vec!["send".into()],
+            })
     }
 }
 
@@ -216,33 +223,71 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
     if let Some(v) = get("LOGGP_CALIBRATE_BUDGET_MS") {
         match parse_range(&v, 10, 3_600_000) {
             Some(n) => s.calibrate_budget_ms = Some(n as u64),
-            None => bad("LOGGP_CALIBRATE_BUDGET_MS", &v, "milliseconds from 10 to 3600000", "1000 (quick), 60000 (full)".into()),
+            None => bad(
+                "LOGGP_CALIBRATE_BUDGET_MS",
+                &v,
+                "milliseconds from 10 to 3600000",
+                "1000 (quick), 60000 (full)".into(),
+            ),
         }
     }
     if let Some(v) = get("LOGGP_CALIBRATE_MODES") {
-        let modes: Vec<String> = v.split(',').map(|m| m.trim().to_string()).filter(|m| !m.is_empty()).collect();
-        if !modes.is_empty() && modes.iter().all(|m| ["send", "isend", "ssend"].contains(&m.as_str())) {
+        let modes: Vec<String> = v
+            .split(',')
+            .map(|m| m.trim().to_string())
+            .filter(|m| !m.is_empty())
+            .collect();
+        if !modes.is_empty()
+            && modes
+                .iter()
+                .all(|m| ["send", "isend", "ssend"].contains(&m.as_str()))
+        {
             s.calibrate_modes = Some(modes);
         } else {
-            bad("LOGGP_CALIBRATE_MODES", &v, "a comma list of send, isend, ssend", "send (quick), send,isend,ssend (full)".into());
+            bad(
+                "LOGGP_CALIBRATE_MODES",
+                &v,
+                "a comma list of send, isend, ssend",
+                "send (quick), send,isend,ssend (full)".into(),
+            );
         }
     }
     if let Some(v) = get("LOGGP_CALIBRATE_LOOKAHEAD") {
         match parse_range(&v, 1, 50) {
             Some(n) => s.calibrate_lookahead = n,
-            None => bad("LOGGP_CALIBRATE_LOOKAHEAD", &v, "an integer from 1 to 50", "5".into()),
+            None => bad(
+                "LOGGP_CALIBRATE_LOOKAHEAD",
+                &v,
+                "an integer from 1 to 50",
+                "5".into(),
+            ),
         }
     }
     if let Some(v) = get("LOGGP_CALIBRATE_PFACT") {
-        match v.trim().parse::<f64>().ok().filter(|f| (1.05..=1000.0).contains(f)) {
+        match v
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|f| (1.05..=1000.0).contains(f))
+        {
             Some(f) => s.calibrate_pfact = f,
-            None => bad("LOGGP_CALIBRATE_PFACT", &v, "a number from 1.05 to 1000", "2.0".into()),
+            None => bad(
+                "LOGGP_CALIBRATE_PFACT",
+                &v,
+                "a number from 1.05 to 1000",
+                "2.0".into(),
+            ),
         }
     }
     if let Some(v) = get("LOGGP_CALIBRATE_MAX_BYTES") {
         match parse_range(&v, 64, 1 << 30) {
             Some(n) => s.calibrate_max_bytes = Some(n),
-            None => bad("LOGGP_CALIBRATE_MAX_BYTES", &v, "bytes from 64 to 1073741824", "1048576 (quick), 16777216 (full)".into()),
+            None => bad(
+                "LOGGP_CALIBRATE_MAX_BYTES",
+                &v,
+                "bytes from 64 to 1073741824",
+                "1048576 (quick), 16777216 (full)".into(),
+            ),
         }
     }
     if let Some(v) = get("LOGGP_INJECT_FAULT") {

@@ -30,22 +30,44 @@ fn threshold<'a>(r: &'a Report, class: &str, mode: &str) -> &'a loggp_report::Th
 fn openmpi_vader_eager_limit_found_and_moves_with_the_setting() {
     for limit in [4096i64, 8192, 16384] {
         let l = limit.to_string();
-        let env: Vec<(&str, &str)> = if limit == 4096 { vec![] } else { vec![("OMPI_MCA_btl_vader_eager_limit", &l)] };
+        let env: Vec<(&str, &str)> = if limit == 4096 {
+            vec![]
+        } else {
+            vec![("OMPI_MCA_btl_vader_eager_limit", &l)]
+        };
         let r = calibrated(Mpi::OpenMpi, 2, &env, &format!("calib_vader_{limit}"));
         assert_eq!(r.calibration.status, "done", "{:?}", r.calibration.status);
         let t = threshold(&r, "intra_node", "send");
         let found = t.active_bytes.expect("a switch") as i64;
-        assert!((limit - 128..=limit).contains(&found), "limit {limit}: found {found}");
+        assert!(
+            (limit - 128..=limit).contains(&found),
+            "limit {limit}: found {found}"
+        );
         let mpi_t = t.mpi_t.as_ref().expect("MPI_T eager limit");
-        assert_eq!((mpi_t.name.as_str(), mpi_t.value), ("btl_vader_eager_limit", limit));
+        assert_eq!(
+            (mpi_t.name.as_str(), mpi_t.value),
+            ("btl_vader_eager_limit", limit)
+        );
         // The ranges split at the switch, with the protocol on each side.
         let set = &r.calibration.mpi[0];
-        let eager = set.ranges.iter().find(|x| x.size_hi_bytes == found as u64).expect("a range ends at the limit");
+        let eager = set
+            .ranges
+            .iter()
+            .find(|x| x.size_hi_bytes == found as u64)
+            .expect("a range ends at the limit");
         assert_eq!(eager.protocol.as_deref(), Some("eager"));
-        let next = set.ranges.iter().find(|x| x.size_lo_bytes == found as u64 + 1).expect("a range starts after it");
+        let next = set
+            .ranges
+            .iter()
+            .find(|x| x.size_lo_bytes == found as u64 + 1)
+            .expect("a range starts after it");
         assert_eq!(next.protocol.as_deref(), Some("rendezvous"));
         for x in &set.ranges {
-            assert!(x.gap_per_byte_ns.is_some() && x.send_overhead_ns.unwrap() > 0.0 && x.samples.unwrap() >= 1);
+            assert!(
+                x.gap_per_byte_ns.is_some()
+                    && x.send_overhead_ns.unwrap() > 0.0
+                    && x.samples.unwrap() >= 1
+            );
         }
         assert!(r.calibration.duration_ns.unwrap() > 0.0);
         assert_eq!(r.calibration.pairs, [[0, 1]]);
@@ -57,7 +79,10 @@ fn openmpi_ssend_is_rendezvous_from_the_smallest_size() {
     let r = calibrated(
         Mpi::OpenMpi,
         2,
-        &[("LOGGP_CALIBRATE_MODES", "send,ssend"), ("LOGGP_CALIBRATE_BUDGET_MS", "5000")],
+        &[
+            ("LOGGP_CALIBRATE_MODES", "send,ssend"),
+            ("LOGGP_CALIBRATE_BUDGET_MS", "5000"),
+        ],
         "calib_ssend",
     );
     assert_eq!(r.calibration.status, "done");
@@ -81,7 +106,10 @@ fn mpich_ucx_rndv_thresh_moves_the_switch() {
         let found = t.active_bytes.expect("a switch") as i64;
         assert!(!r.calibration.mpi[0].ranges.is_empty());
         if let Some(limit) = thresh {
-            assert!((limit - 128..=limit).contains(&found), "UCX_RNDV_THRESH={limit}: found {found}");
+            assert!(
+                (limit - 128..=limit).contains(&found),
+                "UCX_RNDV_THRESH={limit}: found {found}"
+            );
         }
         assert_eq!(t.mpi_t, None, "MPICH has no MPI_T eager limit for UCX");
     }
@@ -93,10 +121,25 @@ fn off_one_rank_and_budget() {
     assert_eq!(r.calibration.status, "off");
     assert!(r.calibration.mpi.is_empty() && r.thresholds.is_empty());
     let r = calibrated(Mpi::OpenMpi, 1, &[], "calib_one_rank");
-    assert!(r.calibration.status.starts_with("skipped: "), "{}", r.calibration.status);
+    assert!(
+        r.calibration.status.starts_with("skipped: "),
+        "{}",
+        r.calibration.status
+    );
     // A budget too small: every rank agrees to stop, the job goes on, what was measured stays.
-    let r = calibrated(Mpi::Mpich, 2, &[("LOGGP_CALIBRATE_BUDGET_MS", "10")], "calib_budget");
-    assert!(r.calibration.status.starts_with("failed: over the budget of 10 ms"), "{}", r.calibration.status);
+    let r = calibrated(
+        Mpi::Mpich,
+        2,
+        &[("LOGGP_CALIBRATE_BUDGET_MS", "10")],
+        "calib_budget",
+    );
+    assert!(
+        r.calibration
+            .status
+            .starts_with("failed: over the budget of 10 ms"),
+        "{}",
+        r.calibration.status
+    );
 }
 
 #[test]
@@ -107,7 +150,13 @@ fn calibration_sends_nothing_on_the_applications_communicators() {
     let dir = scratch("calib_private");
     let prog = compile(Mpi::OpenMpi, "p2p_all.c", &[]);
     let report = dir.join("r.json");
-    let o = run(Mpi::OpenMpi, &Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap()), &prog, &[], &dir);
+    let o = run(
+        Mpi::OpenMpi,
+        &Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap()),
+        &prog,
+        &[],
+        &dir,
+    );
     assert!(o.status.success());
     let r = read_report(&report);
     assert_eq!(r.calibration.status, "done");

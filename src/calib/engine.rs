@@ -78,7 +78,10 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
 
     /// The server's receive overhead for size s: median, min and spread in ticks.
     pub fn recv_overhead(&mut self, n: u64, d: u64, s: usize, reps: u64) -> Option<Summary> {
-        if !self.ctl.send_words(&[CMD_ORECV | d << 8, n, s as u64, reps]) {
+        if !self
+            .ctl
+            .send_words(&[CMD_ORECV | d << 8, n, s as u64, reps])
+        {
             return None;
         }
         for _ in 0..reps {
@@ -92,7 +95,12 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
             }
         }
         let w = self.ctl.recv_words()?;
-        Some(Summary { median: f64::from_bits(w[0]), min: f64::from_bits(w[1]), iqr: f64::from_bits(w[2]), n: w[3] as usize })
+        Some(Summary {
+            median: f64::from_bits(w[0]),
+            min: f64::from_bits(w[1]),
+            iqr: f64::from_bits(w[2]),
+            n: w[3] as usize,
+        })
     }
 
     /// Does a send of s bytes wait for its receiver? The server posts its receive `late`
@@ -101,7 +109,10 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
     /// and returns; a synchronous one (TA) or a rendezvous (RTA, RAT) cannot finish before
     /// the receive is posted.
     pub fn send_waits(&mut self, late: u64, s: usize, reps: u64) -> Option<bool> {
-        if !self.ctl.send_words(&[CMD_LATE | late << 8, 0, s as u64, reps]) {
+        if !self
+            .ctl
+            .send_words(&[CMD_LATE | late << 8, 0, s as u64, reps])
+        {
             return None;
         }
         let mut times = Vec::with_capacity(reps as usize);
@@ -160,7 +171,12 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                     }
                 }
                 let sm = summarize(&mut samples);
-                ctl.send_words(&[sm.median.to_bits(), sm.min.to_bits(), sm.iqr.to_bits(), sm.n as u64]);
+                ctl.send_words(&[
+                    sm.median.to_bits(),
+                    sm.min.to_bits(),
+                    sm.iqr.to_bits(),
+                    sm.n as u64,
+                ]);
             }
             CMD_LATE => {
                 let late = w[0] >> 8;
@@ -227,10 +243,21 @@ pub fn late_delay(prtt_1_0: f64) -> u64 {
 
 /// Measures one size: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with d = PRTT(1,0,s) (or
 /// PRTT(2,0,s) where that is not above G_all), and o_r on the server.
-pub fn measure_point<T: Transport, C: Control>(c: &mut Client<T, C>, n: u64, s: usize, reps: u64) -> Option<PointTicks> {
+pub fn measure_point<T: Transport, C: Control>(
+    c: &mut Client<T, C>,
+    n: u64,
+    s: usize,
+    reps: u64,
+) -> Option<PointTicks> {
     let p1 = summarize(&mut c.prtt(1, 0, s, reps)?);
     let pn = summarize(&mut c.prtt(n, 0, s, reps)?);
-    let mut p = PointTicks { size: s, prtt_1_0: p1, prtt_n_0: pn, delay: p1.median, ..Default::default() };
+    let mut p = PointTicks {
+        size: s,
+        prtt_1_0: p1,
+        prtt_n_0: pn,
+        delay: p1.median,
+        ..Default::default()
+    };
     if p.delay <= p.gap_all(n) {
         p.delay = summarize(&mut c.prtt(2, 0, s, reps)?).median;
         p.fell_back = true;
@@ -295,12 +322,21 @@ mod tests {
         let (cb_tx, ca_rx) = channel();
         let server = std::thread::spawn(move || {
             let mut t = Chan { tx: b_tx, rx: b_rx };
-            let mut c = Ctl { tx: cb_tx, rx: cb_rx };
+            let mut c = Ctl {
+                tx: cb_tx,
+                rx: cb_rx,
+            };
             serve(&mut t, &mut c);
         });
         let mut t = Chan { tx: a_tx, rx: a_rx };
-        let mut ctl = Ctl { tx: ca_tx, rx: ca_rx };
-        let mut c = Client { t: &mut t, ctl: &mut ctl };
+        let mut ctl = Ctl {
+            tx: ca_tx,
+            rx: ca_rx,
+        };
+        let mut c = Client {
+            t: &mut t,
+            ctl: &mut ctl,
+        };
         let p = measure_point(&mut c, 8, 1000, 5).unwrap();
         c.done();
         server.join().unwrap();

@@ -26,15 +26,23 @@ pub fn least_squares(pts: &[(f64, f64)]) -> Option<Line> {
     if pts.is_empty() {
         return None;
     }
-    let (sx, sy) = pts.iter().fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
+    let (sx, sy) = pts
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
     let (mx, my) = (sx / n, sy / n);
     let sxx: f64 = pts.iter().map(|&(x, _)| (x - mx) * (x - mx)).sum();
     let sxy: f64 = pts.iter().map(|&(x, y)| (x - mx) * (y - my)).sum();
     if sxx <= 0.0 {
-        return Some(Line { intercept: my, slope: 0.0 });
+        return Some(Line {
+            intercept: my,
+            slope: 0.0,
+        });
     }
     let slope = sxy / sxx;
-    Some(Line { intercept: my - slope * mx, slope })
+    Some(Line {
+        intercept: my - slope * mx,
+        slope,
+    })
 }
 
 /// Least squares that ignores single outliers: fit, drop the points whose residual is
@@ -82,10 +90,16 @@ fn relative_line(pts: &[(f64, f64)]) -> Option<Line> {
         sxy += w(y) * (x - mx) * (y - my);
     }
     if sxx <= 0.0 {
-        return Some(Line { intercept: my, slope: 0.0 });
+        return Some(Line {
+            intercept: my,
+            slope: 0.0,
+        });
     }
     let slope = sxy / sxx;
-    Some(Line { intercept: my - slope * mx, slope })
+    Some(Line {
+        intercept: my - slope * mx,
+        slope,
+    })
 }
 
 fn rel_residual2(line: &Line, (x, y): (f64, f64)) -> f64 {
@@ -105,7 +119,11 @@ pub struct Detect {
 
 impl Default for Detect {
     fn default() -> Self {
-        Detect { lookahead: 5, pfact: 2.0, rel_noise: 0.03 }
+        Detect {
+            lookahead: 5,
+            pfact: 2.0,
+            rel_noise: 0.03,
+        }
     }
 }
 
@@ -128,13 +146,20 @@ pub fn detect_changes(pts: &[(f64, f64)], d: &Detect) -> Vec<(usize, usize)> {
     let mut cur = 2;
     while cur + 1 < n {
         let seg = &pts[last..=cur];
-        let Some(mut line) = relative_line(seg) else { break };
+        let Some(mut line) = relative_line(seg) else {
+            break;
+        };
         // Drop single outliers from the base fit (4 × the median relative residual).
         let mut r2: Vec<f64> = seg.iter().map(|&p| rel_residual2(&line, p)).collect();
         let mut sorted = r2.clone();
         sorted.sort_by(f64::total_cmp);
         let cut = (16.0 * sorted[sorted.len() / 2]).max(floor);
-        let kept: Vec<(f64, f64)> = seg.iter().zip(&r2).filter(|(_, &r)| r <= cut).map(|(p, _)| *p).collect();
+        let kept: Vec<(f64, f64)> = seg
+            .iter()
+            .zip(&r2)
+            .filter(|(_, &r)| r <= cut)
+            .map(|(p, _)| *p)
+            .collect();
         if kept.len() >= 3 && kept.len() < seg.len() {
             if let Some(l) = relative_line(&kept) {
                 line = l;
@@ -184,7 +209,12 @@ pub fn summarize(samples: &mut [f64]) -> Summary {
     }
     samples.sort_by(f64::total_cmp);
     let q = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize];
-    Summary { median: q(0.5), min: samples[0], iqr: q(0.75) - q(0.25), n: samples.len() }
+    Summary {
+        median: q(0.5),
+        min: samples[0],
+        iqr: q(0.75) - q(0.25),
+        n: samples.len(),
+    }
 }
 
 #[cfg(test)]
@@ -194,7 +224,7 @@ pub mod tests {
     /// A tiny deterministic generator (xorshift) for synthetic noise.
     pub struct Rng(pub u64);
     impl Rng {
-        pub fn next(&mut self) -> f64 {
+        pub fn uniform(&mut self) -> f64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
@@ -202,19 +232,29 @@ pub mod tests {
         }
         /// Uniform in [-1, 1).
         pub fn sym(&mut self) -> f64 {
-            2.0 * self.next() - 1.0
+            2.0 * self.uniform() - 1.0
         }
     }
 
     /// G_all(s) of a machine with two protocols switching above `switch` bytes.
-    fn synthetic(sizes: &[f64], switch: f64, noise: f64, outlier_at: Option<usize>, seed: u64) -> Vec<(f64, f64)> {
+    fn synthetic(
+        sizes: &[f64],
+        switch: f64,
+        noise: f64,
+        outlier_at: Option<usize>,
+        seed: u64,
+    ) -> Vec<(f64, f64)> {
         let mut rng = Rng(seed);
         sizes
             .iter()
             .enumerate()
             .map(|(i, &s)| {
                 // eager: g = 400 ns, G = 0.1 ns/B; rendezvous: g = 3000 ns, G = 0.05 ns/B
-                let (g, gb) = if s <= switch { (400.0, 0.1) } else { (3000.0, 0.05) };
+                let (g, gb) = if s <= switch {
+                    (400.0, 0.1)
+                } else {
+                    (3000.0, 0.05)
+                };
                 let mut y = g + (s - 1.0) * gb;
                 y *= 1.0 + noise * rng.sym();
                 if Some(i) == outlier_at {
@@ -245,14 +285,26 @@ pub mod tests {
             let r = detect_changes(&pts, &Detect::default());
             assert_eq!(r.len(), 2, "seed {seed}: {r:?}");
             let (a, b) = r[0];
-            assert!(pts[b].0 <= 4040.0 && pts[b + 1].0 > 4040.0, "switch at the right size: {}", pts[b].0);
+            assert!(
+                pts[b].0 <= 4040.0 && pts[b + 1].0 > 4040.0,
+                "switch at the right size: {}",
+                pts[b].0
+            );
             let left = robust_line(&pts[a..=b]).unwrap();
             let right = robust_line(&pts[r[1].0..=r[1].1]).unwrap();
             let g = left.at(1.0);
             assert!((g - 400.1).abs() / 400.0 < 0.02, "g {g}");
             assert!((left.slope - 0.1).abs() / 0.1 < 0.02, "G {}", left.slope);
-            assert!((right.at(1.0) - 3000.0).abs() / 3000.0 < 0.02, "g2 {}", right.at(1.0));
-            assert!((right.slope - 0.05).abs() / 0.05 < 0.02, "G2 {}", right.slope);
+            assert!(
+                (right.at(1.0) - 3000.0).abs() / 3000.0 < 0.02,
+                "g2 {}",
+                right.at(1.0)
+            );
+            assert!(
+                (right.slope - 0.05).abs() / 0.05 < 0.02,
+                "G2 {}",
+                right.slope
+            );
         }
     }
 

@@ -1,5 +1,5 @@
-pub mod fit;
 pub mod engine;
+pub mod fit;
 pub mod mpit;
-pub mod run;
 pub mod report;
+pub mod run;

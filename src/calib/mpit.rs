@@ -31,8 +31,14 @@ fn cvar_bytes(name: &str, cap: usize) -> Option<Vec<u8>> {
         if mpi::PMPI_T_cvar_get_index(cname.as_ptr() as *const c_char, &mut idx) == mpi::success() {
             let mut handle: mpi::MPI_T_cvar_handle = Default::default();
             let mut count: c_int = 0;
-            if mpi::PMPI_T_cvar_handle_alloc(idx, std::ptr::null_mut(), &mut handle, &mut count) == mpi::success() {
-                let need = if cap > 8 { count.max(1) as usize + 1 } else { 8 * count.max(1) as usize };
+            if mpi::PMPI_T_cvar_handle_alloc(idx, std::ptr::null_mut(), &mut handle, &mut count)
+                == mpi::success()
+            {
+                let need = if cap > 8 {
+                    count.max(1) as usize + 1
+                } else {
+                    8 * count.max(1) as usize
+                };
                 if need <= cap.max(64) {
                     let mut buf = vec![0u8; need.max(cap).max(16)];
                     // Integer cvars may be int or 64-bit: zeroed 8 bytes read as LE fits both.
@@ -55,7 +61,8 @@ fn cvar_bytes(name: &str, cap: usize) -> Option<Vec<u8>> {
                         let mut size: c_int = 8;
                         mpi::PMPI_Type_size(dt, &mut size);
                         if cap == 8 && size == 4 {
-                            let v = i32::from_le_bytes(buf[..4].try_into().unwrap_or([0; 4])) as i64;
+                            let v =
+                                i32::from_le_bytes(buf[..4].try_into().unwrap_or([0; 4])) as i64;
                             buf[..8].copy_from_slice(&v.to_le_bytes());
                         }
                         out = Some(buf);
@@ -75,8 +82,11 @@ pub fn eager_limit_cvar(peer_class: &str) -> Option<(String, i64)> {
         return None; // MPICH ch4:ucx takes its switch from UCX, not from MPI_T
     }
     let btls = cvar_string("btl").unwrap_or_default();
-    let allowed = |b: &str| btls.is_empty() || (!btls.starts_with('^') && btls.split(',').any(|x| x == b))
-        || (btls.starts_with('^') && !btls[1..].split(',').any(|x| x == b));
+    let allowed = |b: &str| {
+        btls.is_empty()
+            || (!btls.starts_with('^') && btls.split(',').any(|x| x == b))
+            || (btls.starts_with('^') && !btls[1..].split(',').any(|x| x == b))
+    };
     let candidates: &[&str] = match peer_class {
         "self" => &["self"],
         "intra_node" => &["vader", "sm", "tcp"],

@@ -6,8 +6,16 @@ use loggp_report::{CalibrationSet, MpiT, Point, Range, Threshold};
 /// This client's calibration sets and thresholds, in ns.
 pub fn sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<(CalibrationSet, Threshold)> {
     let Some(class) = o.class else { return vec![] };
-    let pair = o.pairs.iter().find(|p| p[0] == me).copied().unwrap_or([me, me]);
-    o.modes.iter().map(|m| one(m, class.name(), pair, ns_per_tick)).collect()
+    let pair = o
+        .pairs
+        .iter()
+        .find(|p| p[0] == me)
+        .copied()
+        .unwrap_or([me, me]);
+    o.modes
+        .iter()
+        .map(|m| one(m, class.name(), pair, ns_per_tick))
+        .collect()
 }
 
 fn one(m: &ModeResult, class: &str, pair: [u32; 2], k: f64) -> (CalibrationSet, Threshold) {

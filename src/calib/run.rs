@@ -74,7 +74,10 @@ pub fn choose_pairs(node_of: &[u32]) -> Vec<[u32; 2]> {
         used[b] = true;
         pairs.push([a as u32, b as u32]);
     };
-    if let Some((a, b)) = (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).find(|&(a, b)| node_of[a] == node_of[b]) {
+    if let Some((a, b)) = (0..n)
+        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+        .find(|&(a, b)| node_of[a] == node_of[b])
+    {
         take(a, b, &mut used);
     }
     if let Some((a, b)) = (0..n)
@@ -145,7 +148,15 @@ impl Transport for MpiTransport {
                 mpi::PMPI_Irecv(buf, n, dt, self.peer, DATA_TAG, self.comm, &mut r);
                 mpi::PMPI_Wait(&mut r, mpi::status_ignore())
             } else {
-                mpi::PMPI_Recv(buf, n, dt, self.peer, DATA_TAG, self.comm, mpi::status_ignore())
+                mpi::PMPI_Recv(
+                    buf,
+                    n,
+                    dt,
+                    self.peer,
+                    DATA_TAG,
+                    self.comm,
+                    mpi::status_ignore(),
+                )
             }
         };
         rc == mpi::success()
@@ -153,7 +164,15 @@ impl Transport for MpiTransport {
     fn progress(&mut self) {
         let mut flag: c_int = 0;
         // SAFETY: a probe on a tag nobody sends; it only drives MPI's progress engine.
-        unsafe { mpi::PMPI_Iprobe(self.peer, DATA_TAG + 1, self.comm, &mut flag, mpi::status_ignore()) };
+        unsafe {
+            mpi::PMPI_Iprobe(
+                self.peer,
+                DATA_TAG + 1,
+                self.comm,
+                &mut flag,
+                mpi::status_ignore(),
+            )
+        };
     }
 }
 
@@ -165,13 +184,30 @@ struct MpiControl {
 impl Control for MpiControl {
     fn send_words(&mut self, w: &[u64; 4]) -> bool {
         // SAFETY: four u64 on the private communicator.
-        unsafe { mpi::PMPI_Send(w.as_ptr() as *const _, 4, mpi::dt_u64(), self.peer, CTRL_TAG, self.comm) == mpi::success() }
+        unsafe {
+            mpi::PMPI_Send(
+                w.as_ptr() as *const _,
+                4,
+                mpi::dt_u64(),
+                self.peer,
+                CTRL_TAG,
+                self.comm,
+            ) == mpi::success()
+        }
     }
     fn recv_words(&mut self) -> Option<[u64; 4]> {
         let mut w = [0u64; 4];
         // SAFETY: room for four u64.
         let rc = unsafe {
-            mpi::PMPI_Recv(w.as_mut_ptr() as *mut _, 4, mpi::dt_u64(), self.peer, CTRL_TAG, self.comm, mpi::status_ignore())
+            mpi::PMPI_Recv(
+                w.as_mut_ptr() as *mut _,
+                4,
+                mpi::dt_u64(),
+                self.peer,
+                CTRL_TAG,
+                self.comm,
+                mpi::status_ignore(),
+            )
         };
         (rc == mpi::success()).then_some(w)
     }
@@ -230,20 +266,35 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
             sbuf: vec![0xA5; max_size],
             rbuf: vec![0; max_size],
         };
-        let mut ctl = MpiControl { comm, peer: peer as c_int };
+        let mut ctl = MpiControl {
+            comm,
+            peer: peer as c_int,
+        };
         if client {
             out.class = Some(class_of_world(world, peer as i32));
             let sizes = schedule(max_size, per_octave);
-            let det = Detect { lookahead: s.calibrate_lookahead, pfact: s.calibrate_pfact, rel_noise: 0.03 };
+            let det = Detect {
+                lookahead: s.calibrate_lookahead,
+                pfact: s.calibrate_pfact,
+                rel_noise: 0.03,
+            };
             let deadline = t0 + budget_ns;
             for mode in MODES.iter().filter(|m| modes.iter().any(|x| x == *m)) {
-                if !ctl.send_words(&[MODE_BEGIN, MODES.iter().position(|m| m == mode).unwrap_or(0) as u64, 0, 0]) {
+                if !ctl.send_words(&[
+                    MODE_BEGIN,
+                    MODES.iter().position(|m| m == mode).unwrap_or(0) as u64,
+                    0,
+                    0,
+                ]) {
                     code = 2;
                     why = "control message failed".into();
                     break;
                 }
                 let mut t = mk(mode);
-                let mut c = Client { t: &mut t, ctl: &mut ctl };
+                let mut c = Client {
+                    t: &mut t,
+                    ctl: &mut ctl,
+                };
                 let (m, stop) = calibrate_mode(&mut c, mode, &sizes, n, reps, &det, deadline);
                 c.done();
                 if !m.points.is_empty() {
@@ -278,18 +329,35 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     let mut worst: c_int = code;
     // SAFETY: one int, MAX, on the private communicator.
     unsafe {
-        mpi::PMPI_Allreduce(&code as *const c_int as *const _, &mut worst as *mut c_int as *mut _, 1, mpi::dt_int(), mpi::op_max(), comm)
+        mpi::PMPI_Allreduce(
+            &code as *const c_int as *const _,
+            &mut worst as *mut c_int as *mut _,
+            1,
+            mpi::dt_int(),
+            mpi::op_max(),
+            comm,
+        )
     };
     out.duration_ns = crate::clock::monotonic_raw_ns().saturating_sub(t0) as f64;
     out.status = match worst {
         0 => "done".into(),
-        1 if code == 1 => format!("failed: over the budget of {} ms ({why}); the sizes measured are kept", s.budget_ms()),
-        1 => format!("failed: a pair went over the budget of {} ms", s.budget_ms()),
+        1 if code == 1 => format!(
+            "failed: over the budget of {} ms ({why}); the sizes measured are kept",
+            s.budget_ms()
+        ),
+        1 => format!(
+            "failed: a pair went over the budget of {} ms",
+            s.budget_ms()
+        ),
         _ if code == 2 => format!("failed: {why}"),
         _ => "failed: a pair could not complete its probes".into(),
     };
     if verbose {
-        say(&format!("loggp: calibration {} in {:.0} ms", if worst == 0 { "done" } else { "stopped" }, out.duration_ns / 1e6));
+        say(&format!(
+            "loggp: calibration {} in {:.0} ms",
+            if worst == 0 { "done" } else { "stopped" },
+            out.duration_ns / 1e6
+        ));
     }
 }
 
@@ -302,7 +370,11 @@ fn calibrate_mode<T: Transport, C: Control>(
     det: &Detect,
     deadline: u64,
 ) -> (ModeResult, Option<Stop>) {
-    let mut m = ModeResult { mode: mode.into(), n, ..Default::default() };
+    let mut m = ModeResult {
+        mode: mode.into(),
+        n,
+        ..Default::default()
+    };
     let over = || crate::clock::monotonic_raw_ns() > deadline;
     // Warm-up, not recorded: first messages pay for connection set-up and page faults.
     let max = *sizes.last().unwrap_or(&0);
@@ -318,7 +390,13 @@ fn calibrate_mode<T: Transport, C: Control>(
             break;
         }
         // Fewer repetitions for large messages: each already takes long and varies little.
-        let r = if s > 1 << 20 { 3 } else if s > 64 << 10 { reps.min(5) } else { reps };
+        let r = if s > 1 << 20 {
+            3
+        } else if s > 64 << 10 {
+            reps.min(5)
+        } else {
+            reps
+        };
         match measure_point(c, n, s, r) {
             Some(p) => m.points.push(p),
             None => {
@@ -355,11 +433,18 @@ fn fit_mode<T: Transport, C: Control>(
     let mut noise: Vec<f64> = m.points.iter().map(|p| p.gap_all_rel_noise(n)).collect();
     noise.sort_by(f64::total_cmp);
     let q75 = noise.get(noise.len() * 3 / 4).copied().unwrap_or(0.05);
-    let det = Detect { rel_noise: q75.clamp(0.05, 0.3), ..*det };
+    let det = Detect {
+        rel_noise: q75.clamp(0.05, 0.3),
+        ..*det
+    };
 
     // The eager limit first: the first size whose send waits for a late receiver, and the
     // next one too (one stray verdict does not make a switch).
-    let rdv: Vec<bool> = m.points.iter().map(|p| p.send_waits == Some(true)).collect();
+    let rdv: Vec<bool> = m
+        .points
+        .iter()
+        .map(|p| p.send_waits == Some(true))
+        .collect();
     let split = (0..rdv.len()).find(|&i| rdv[i] && rdv.get(i + 1).copied().unwrap_or(true));
     match split {
         Some(0) => m.threshold_note = Some("rendezvous from the smallest size".into()),
@@ -367,7 +452,11 @@ fn fit_mode<T: Transport, C: Control>(
         Some(_) => {}
     }
     // Protocol ranges: change detection on each side of the eager limit separately.
-    let gall: Vec<(f64, f64)> = m.points.iter().map(|p| (p.size as f64, p.gap_all(n))).collect();
+    let gall: Vec<(f64, f64)> = m
+        .points
+        .iter()
+        .map(|p| (p.size as f64, p.gap_all(n)))
+        .collect();
     let mut idx: Vec<(usize, usize)> = vec![];
     let sides = match split {
         Some(i) if i > 0 => vec![(0, i - 1), (i, m.points.len() - 1)],
@@ -389,21 +478,39 @@ fn fit_mode<T: Transport, C: Control>(
     for (k, w) in idx.windows(2).enumerate() {
         let (l, r) = (w[0], w[1]);
         let eager_limit = Some(r.0) == split;
-        let line = |pts: &[PointTicks]| robust_line(&pts.iter().map(|p| (p.size as f64, p.gap_all(n))).collect::<Vec<_>>());
+        let line = |pts: &[PointTicks]| {
+            robust_line(
+                &pts.iter()
+                    .map(|p| (p.size as f64, p.gap_all(n)))
+                    .collect::<Vec<_>>(),
+            )
+        };
         let (fl, fr) = (line(&m.points[l.0..=l.1]), line(&m.points[r.0..=r.1]));
         let (mut lo, mut hi) = (m.points[l.1].size, m.points[r.0].size);
         while hi - lo > 1 && m.bisection_probes < 96 {
             if over() {
-                return Err(Stop::Budget(format!("{mode}: stopped while bisecting {lo}..{hi} bytes")));
+                return Err(Stop::Budget(format!(
+                    "{mode}: stopped while bisecting {lo}..{hi} bytes"
+                )));
             }
             let mid = lo + (hi - lo) / 2;
             let fail = || Stop::Failed("bisection probe failed".into());
             let p1 = summarize(&mut c.prtt(1, 0, mid, reps).ok_or_else(fail)?);
-            let pn = if eager_limit { p1 } else { summarize(&mut c.prtt(n, 0, mid, reps).ok_or_else(fail)?) };
-            let p = PointTicks { size: mid, prtt_1_0: p1, prtt_n_0: pn, ..Default::default() };
+            let pn = if eager_limit {
+                p1
+            } else {
+                summarize(&mut c.prtt(n, 0, mid, reps).ok_or_else(fail)?)
+            };
+            let p = PointTicks {
+                size: mid,
+                prtt_1_0: p1,
+                prtt_n_0: pn,
+                ..Default::default()
+            };
             m.bisection_probes += 1;
             let left_side = if eager_limit {
-                !c.send_waits(late_delay(p1.median), mid, reps).ok_or_else(fail)?
+                !c.send_waits(late_delay(p1.median), mid, reps)
+                    .ok_or_else(fail)?
             } else {
                 match (fl, fr) {
                     (Some(fl), Some(fr)) => closer_to(&fl, &fr, mid as f64, p.gap_all(n)),
@@ -438,8 +545,16 @@ fn closer_to(left: &Line, right: &Line, x: f64, v: f64) -> bool {
 
 fn range_of(pts: &[PointTicks], n: u64) -> RangeTicks {
     let gall: Vec<(f64, f64)> = pts.iter().map(|p| (p.size as f64, p.gap_all(n))).collect();
-    let line = robust_line(&gall).unwrap_or(Line { intercept: 0.0, slope: 0.0 });
-    let rms = (gall.iter().map(|&(x, y)| (line.at(x) - y).powi(2)).sum::<f64>() / gall.len().max(1) as f64).sqrt();
+    let line = robust_line(&gall).unwrap_or(Line {
+        intercept: 0.0,
+        slope: 0.0,
+    });
+    let rms = (gall
+        .iter()
+        .map(|&(x, y)| (line.at(x) - y).powi(2))
+        .sum::<f64>()
+        / gall.len().max(1) as f64)
+        .sqrt();
     let mut os: Vec<f64> = pts.iter().map(|p| p.send_overhead(n)).collect();
     let mut or: Vec<f64> = pts.iter().map(|p| p.recv_overhead.median).collect();
     RangeTicks {

@@ -9,8 +9,9 @@ const USAGE: &str = "usage: loggp show <report.json> [--json]";
 fn fmt_ns(v: Option<f64>) -> String {
     match v {
         None => "—".into(),
-        Some(ns) if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
-        Some(ns) if ns >= 1e3 => format!("{:.2} µs", ns / 1e3),
+        Some(ns) if ns.abs() >= 1e9 => format!("{:.2} s", ns / 1e9),
+        Some(ns) if ns.abs() >= 1e6 => format!("{:.2} ms", ns / 1e6),
+        Some(ns) if ns.abs() >= 1e3 => format!("{:.2} µs", ns / 1e3),
         Some(ns) => format!("{ns:.0} ns"),
     }
 }
@@ -105,7 +106,7 @@ pub fn show(r: &Report) -> String {
             );
         }
     }
-    o += &format!("\n  calibration: {}\n", r.calibration.status);
+    o += &calibration(r);
     let pending: Vec<_> = r
         .sections
         .iter()
@@ -117,6 +118,63 @@ pub fn show(r: &Report) -> String {
     }
     for w in &r.warnings {
         o += &format!("  warning: {w}\n");
+    }
+    o
+}
+
+/// The active calibration as in hoefler2007 Table 2: per peer class, mode and protocol
+/// range, L, o_s, o_r, g and G; then the thresholds.
+fn calibration(r: &Report) -> String {
+    let c = &r.calibration;
+    let mut o = format!(
+        "\n  calibration: {}{}\n",
+        c.status,
+        c.duration_ns
+            .map(|d| format!(" in {}", fmt_ns(Some(d))))
+            .unwrap_or_default()
+    );
+    for set in &c.mpi {
+        o += &format!(
+            "  {} {} (pair {:?}, n = {})\n",
+            set.peer_class, set.mode, set.pair, set.n
+        );
+        o += &format!(
+            "  {:>21} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}\n",
+            "size", "protocol", "L", "o_s", "o_r", "g", "G (ns/B)", "fit rms"
+        );
+        for x in &set.ranges {
+            o += &format!(
+                "  {:>21} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}\n",
+                format!("{}..{}", x.size_lo_bytes, x.size_hi_bytes),
+                x.protocol.as_deref().unwrap_or("?"),
+                fmt_ns(x.latency_ns),
+                fmt_ns(x.send_overhead_ns),
+                fmt_ns(x.recv_overhead_ns),
+                fmt_ns(x.gap_ns),
+                x.gap_per_byte_ns
+                    .map(|g| format!("{g:.4}"))
+                    .unwrap_or_else(|| "—".into()),
+                fmt_ns(x.fit_rms_ns)
+            );
+        }
+    }
+    for t in &r.thresholds {
+        o += &format!(
+            "  eager limit {} {}: {}{}{}\n",
+            t.peer_class,
+            t.mode,
+            t.active_bytes
+                .map(|b| format!("{b} bytes (active)"))
+                .unwrap_or_else(|| "—".into()),
+            t.mpi_t
+                .as_ref()
+                .map(|m| format!(", MPI_T {} = {}", m.name, m.value))
+                .unwrap_or_default(),
+            t.note
+                .as_ref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        );
     }
     o
 }
@@ -151,6 +209,62 @@ fn main() -> ExitCode {
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loggp_report::{parse, CalibrationSet, Range, Threshold};
+
+    #[test]
+    fn show_prints_the_calibration_table_and_thresholds() {
+        let mut r = Report {
+            schema: loggp_report::SCHEMA.into(),
+            ..Default::default()
+        };
+        r.calibration.status = "done".into();
+        r.calibration.mpi.push(CalibrationSet {
+            peer_class: "intra_node".into(),
+            mode: "send".into(),
+            ranges: vec![Range {
+                size_lo_bytes: 1,
+                size_hi_bytes: 4040,
+                gap_per_byte_ns: Some(0.0812),
+                protocol: Some("eager".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        r.thresholds.push(Threshold {
+            peer_class: "intra_node".into(),
+            mode: "send".into(),
+            active_bytes: Some(4040),
+            ..Default::default()
+        });
+        let text = show(&r);
+        assert!(
+            text.contains("1..4040") && text.contains("0.0812") && text.contains("—"),
+            "{text}"
+        );
+        assert!(text.contains("eager limit intra_node send: 4040 bytes (active)"));
+    }
+
+    #[test]
+    fn the_reader_never_panics_on_arbitrary_bytes() {
+        let mut x: u64 = 0x9E37_79B9;
+        for len in 0..2000usize {
+            let bytes: Vec<u8> = (0..len % 97)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let alphabet = b"{}[]\":,0123456789aeflnrstu schemaloggp/1";
+                    alphabet[(x % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            let _ = parse("fuzz", &bytes);
         }
     }
 }
