@@ -507,7 +507,7 @@ fn build_report(
     ] {
         sections.insert(k.to_string(), NOT_IMPLEMENTED.to_string());
     }
-    let (calibration, thresholds) = calibration_section(blob.calibration);
+    let (calibration, thresholds) = calibration_section(blob.calibration, complete);
     sections.insert("calibration".into(), calibration.status.clone());
     sections.insert("passive.bins".into(), "done".into());
     sections.insert("ranks".into(), "done".into());
@@ -553,14 +553,27 @@ fn build_report(
 
 /// The calibration section: the agreed status, and per (peer class, mode) the set of the
 /// first pair that measured it (all pairs are listed in `pairs`).
+/// With `read_mpi_t` (the MPI_Finalize path only), each threshold gets the MPI's own
+/// setting read through MPI_T.
 fn calibration_section(
     mut sets: Vec<(loggp_report::CalibrationSet, loggp_report::Threshold)>,
+    read_mpi_t: bool,
 ) -> (Calibration, Vec<loggp_report::Threshold>) {
     let o = crate::calib::run::outcome().unwrap_or_default();
     sets.sort_by_key(|(s, _)| s.pair[0]);
     let mut seen = std::collections::BTreeSet::new();
     sets.retain(|(s, _)| seen.insert((s.peer_class.clone(), s.mode.clone())));
-    let thresholds = sets.iter().map(|(_, t)| t.clone()).collect();
+    let mut thresholds: Vec<loggp_report::Threshold> =
+        sets.iter().map(|(_, t)| t.clone()).collect();
+    if read_mpi_t {
+        let classes: Vec<String> = thresholds.iter().map(|t| t.peer_class.clone()).collect();
+        for (t, v) in thresholds
+            .iter_mut()
+            .zip(crate::calib::mpit::eager_limit_cvars(&classes))
+        {
+            t.mpi_t = v.map(|(name, value)| loggp_report::MpiT { name, value });
+        }
+    }
     let calibration = Calibration {
         status: if o.status.is_empty() {
             "skipped: MPI_Init was not seen".into()

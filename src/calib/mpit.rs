@@ -4,14 +4,27 @@ use crate::mpi;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
 
-/// An integer control variable by name, if this MPI has it.
-pub fn cvar_int(name: &str) -> Option<i64> {
+/// Runs `f` inside one MPI_T session (MPI_T_init_thread … MPI_T_finalize).
+fn session<T>(f: impl FnOnce() -> T) -> Option<T> {
+    let mut provided: c_int = 0;
+    // SAFETY: MPI_T may be initialised any number of times, each paired with a finalize.
+    if unsafe { mpi::PMPI_T_init_thread(mpi::thread_single(), &mut provided) } != mpi::success() {
+        return None;
+    }
+    let v = f();
+    // SAFETY: pairs the init above.
+    unsafe { mpi::PMPI_T_finalize() };
+    Some(v)
+}
+
+/// An integer control variable by name, if this MPI has it (inside a session).
+fn cvar_int(name: &str) -> Option<i64> {
     let bytes = cvar_bytes(name, 8)?;
     Some(i64::from_le_bytes(bytes[..8].try_into().ok()?))
 }
 
-/// A string control variable by name (MPI_CHAR), if this MPI has it.
-pub fn cvar_string(name: &str) -> Option<String> {
+/// A string control variable by name (MPI_CHAR), if this MPI has it (inside a session).
+fn cvar_string(name: &str) -> Option<String> {
     let bytes = cvar_bytes(name, 4096)?;
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     Some(String::from_utf8_lossy(&bytes[..end]).into_owned())
@@ -22,10 +35,6 @@ fn cvar_bytes(name: &str, cap: usize) -> Option<Vec<u8>> {
     // SAFETY: MPI_T calls with buffers sized for what they write; an integer cvar writes
     // at most 8 bytes, a string cvar at most `count` chars (checked against cap).
     unsafe {
-        let mut provided: c_int = 0;
-        if mpi::PMPI_T_init_thread(mpi::thread_single(), &mut provided) != mpi::success() {
-            return None;
-        }
         let mut out = None;
         let mut idx: c_int = 0;
         if mpi::PMPI_T_cvar_get_index(cname.as_ptr() as *const c_char, &mut idx) == mpi::success() {
@@ -71,16 +80,29 @@ fn cvar_bytes(name: &str, cap: usize) -> Option<Vec<u8>> {
                 mpi::PMPI_T_cvar_handle_free(&mut handle);
             }
         }
-        mpi::PMPI_T_finalize();
         out
     }
 }
 
 /// The eager-limit control variable of the transport a peer class uses in this MPI.
-pub fn eager_limit_cvar(peer_class: &str) -> Option<(String, i64)> {
-    if mpi::FLAVOR != "openmpi" {
-        return None; // MPICH ch4:ucx takes its switch from UCX, not from MPI_T
+/// The eager-limit control variables of several peer classes, in one MPI_T session: a
+/// session is not free (Open MPI 4.1's MPI_T_init_thread took 207 ms here), so this runs
+/// once, on rank 0 at MPI_Finalize, never at MPI_Init and never on a signal path.
+pub fn eager_limit_cvars(peer_classes: &[String]) -> Vec<Option<(String, i64)>> {
+    if mpi::FLAVOR != "openmpi" || peer_classes.is_empty() {
+        // MPICH ch4:ucx takes its switch from UCX settings, not from an MPI_T variable.
+        return vec![None; peer_classes.len()];
     }
+    session(|| {
+        peer_classes
+            .iter()
+            .map(|c| eager_limit_in_session(c))
+            .collect()
+    })
+    .unwrap_or_else(|| vec![None; peer_classes.len()])
+}
+
+fn eager_limit_in_session(peer_class: &str) -> Option<(String, i64)> {
     let btls = cvar_string("btl").unwrap_or_default();
     let allowed = |b: &str| {
         btls.is_empty()

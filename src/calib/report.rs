@@ -1,7 +1,6 @@
 //! The calibration's results in the report's units and shapes.
-use super::mpit::eager_limit_cvar;
 use super::run::{ModeResult, Outcome};
-use loggp_report::{CalibrationSet, MpiT, Point, Range, Threshold};
+use loggp_report::{CalibrationSet, Point, Range, Threshold};
 
 /// This client's calibration sets and thresholds, in ns.
 pub fn sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<(CalibrationSet, Threshold)> {
@@ -69,7 +68,7 @@ fn one(m: &ModeResult, class: &str, pair: [u32; 2], k: f64) -> (CalibrationSet, 
         active_bytes: m.active_bytes.map(|b| b as u64),
         passive_lo_bytes: None,
         passive_hi_bytes: None,
-        mpi_t: eager_limit_cvar(class).map(|(name, value)| MpiT { name, value }),
+        mpi_t: None, // filled by rank 0 at MPI_Finalize (see mpit::eager_limit_cvars)
         note: m.threshold_note.clone(),
     };
     (set, threshold)
