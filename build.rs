@@ -106,6 +106,7 @@ fn main() {
         .allowlist_function("PMPI_.*")
         .allowlist_type("MPI_.*")
         .allowlist_var("loggp_.*")
+        .allowlist_function("loggp_.*")
         .blocklist_function("PMPI_.*_c$")
         .layout_tests(false)
         .generate_comments(false)

@@ -6,4 +6,9 @@
 #define LOGGP_CONST(type, name) extern const type loggp_##name;
 #include "loggp_consts.def"
 #undef LOGGP_CONST
+
+MPI_Comm loggp_comm_f2c(MPI_Fint f);
+MPI_Datatype loggp_type_f2c(MPI_Fint f);
+MPI_Request loggp_request_f2c(MPI_Fint f);
+MPI_Message loggp_message_f2c(MPI_Fint f);
 #endif

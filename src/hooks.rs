@@ -1,12 +1,16 @@
 //! What an intercepted call does around its PMPI_ call, one function per family of MPI
-//! calls. Each hook: read the clock, make the PMPI_ call, read the clock, then record —
-//! the recording is wrapped by [`protect`], so a fault stops profiling instead of the job.
-//! Return codes and out-arguments are the PMPI_ call's own. Where the shim needs a status
-//! the user did not ask for (the source of a wildcard receive, a cancellation), it passes
-//! its own in place of MPI_STATUS_IGNORE for single-request calls only: for the array
+//! calls. Each hook: read the clock, make the call, read the clock, then record — the
+//! recording is wrapped by [`protect`], so a fault stops profiling instead of the job.
+//! Return codes and out-arguments are the call's own. Where the shim needs a status the
+//! user did not ask for (the source of a wildcard receive, a cancellation), it passes its
+//! own in place of MPI_STATUS_IGNORE for single-request calls only: for the array
 //! variants that would change what MPI_ERR_IN_STATUS reports.
+//!
+//! Request and message handles reach the hooks as bits, read through the accessors of
+//! [`access`]: the C entry points read C handles, the Fortran ones convert theirs with
+//! the MPI's f2c functions, so both share one request table and one set of hooks.
 use crate::clock::now;
-use crate::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Message, MPI_Request, MPI_Status};
+use crate::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
 use crate::peers::classify;
 use crate::requests::{self, Info};
 use crate::runtime::protect;
@@ -18,9 +22,86 @@ pub const REQ_COMPLETED: u8 = 60;
 pub const REQ_CANCELLED: u8 = 61;
 pub const REQ_FREED: u8 = 62;
 
+pub(crate) mod access {
+    use crate::mpi::{self, Handle, MPI_Fint, MPI_Message, MPI_Request};
+
+    /// A C request before the call (a null pointer reads as MPI_REQUEST_NULL).
+    #[inline(always)]
+    pub fn c_req(p: *const MPI_Request) -> u64 {
+        // SAFETY: MPI requires a valid pointer; null is tolerated.
+        if p.is_null() {
+            mpi::request_null().bits()
+        } else {
+            unsafe { *p }.bits()
+        }
+    }
+    /// A C request written by the call, if it is a real one.
+    #[inline(always)]
+    pub fn c_req_out(p: *const MPI_Request) -> impl FnOnce() -> Option<u64> {
+        move || Some(c_req(p)).filter(|&b| b != mpi::request_null().bits())
+    }
+    /// Element i of a C request array.
+    #[inline(always)]
+    pub fn c_reqs(p: *const MPI_Request) -> impl Fn(usize) -> u64 {
+        // SAFETY: the caller's array holds `count` requests.
+        move |i| c_req(if p.is_null() { p } else { unsafe { p.add(i) } })
+    }
+    /// A C message handle: its bits and whether it is MPI_MESSAGE_NO_PROC.
+    #[inline(always)]
+    pub fn c_msg(p: *const MPI_Message) -> (u64, bool) {
+        // SAFETY: as above.
+        let m = if p.is_null() { mpi::message_null() } else { unsafe { *p } };
+        (m.bits(), m == mpi::message_no_proc())
+    }
+    #[inline(always)]
+    pub fn c_msg_out(p: *const MPI_Message) -> impl FnOnce() -> Option<u64> {
+        move || {
+            let (b, no_proc) = c_msg(p);
+            Some(b).filter(|&b| !no_proc && b != mpi::message_null().bits())
+        }
+    }
+    #[inline(always)]
+    fn f(p: *const MPI_Fint) -> MPI_Fint {
+        // SAFETY: Fortran passes every argument by reference.
+        if p.is_null() {
+            0
+        } else {
+            unsafe { *p }
+        }
+    }
+    /// A Fortran request, as the bits of its C handle.
+    #[inline(always)]
+    pub fn f_req(p: *const MPI_Fint) -> u64 {
+        // SAFETY: read-only conversion of a Fortran handle.
+        unsafe { mpi::loggp_request_f2c(f(p)) }.bits()
+    }
+    #[inline(always)]
+    pub fn f_req_out(p: *const MPI_Fint) -> impl FnOnce() -> Option<u64> {
+        move || Some(f_req(p)).filter(|&b| b != mpi::request_null().bits())
+    }
+    #[inline(always)]
+    pub fn f_reqs(p: *const MPI_Fint) -> impl Fn(usize) -> u64 {
+        // SAFETY: the Fortran array holds `count` requests.
+        move |i| f_req(unsafe { p.add(i) })
+    }
+    #[inline(always)]
+    pub fn f_msg(p: *const MPI_Fint) -> (u64, bool) {
+        // SAFETY: read-only conversion of a Fortran handle.
+        let m = unsafe { mpi::loggp_message_f2c(f(p)) };
+        (m.bits(), m == mpi::message_no_proc())
+    }
+    #[inline(always)]
+    pub fn f_msg_out(p: *const MPI_Fint) -> impl FnOnce() -> Option<u64> {
+        move || {
+            let (b, no_proc) = f_msg(p);
+            Some(b).filter(|&b| !no_proc && b != mpi::message_null().bits())
+        }
+    }
+}
+
 /// Bytes of `count` elements of `dt` (0 on error or a negative count).
 #[inline(always)]
-pub(crate) fn msg_bytes(count: c_int, dt: MPI_Datatype) -> u64 {
+pub fn msg_bytes(count: c_int, dt: MPI_Datatype) -> u64 {
     if count <= 0 {
         return 0;
     }
@@ -44,7 +125,8 @@ fn visible_status(status: *mut MPI_Status, local: &mut MPI_Status) -> *mut MPI_S
 
 #[inline(always)]
 fn status_source(st: *const MPI_Status) -> c_int {
-    // SAFETY: st points to a status the PMPI_ call filled.
+    // SAFETY: st points to a status the call filled (or the shim's own, whose source is
+    // MPI_ANY_SOURCE until filled: see `mpi::empty_status`).
     unsafe { (*st).MPI_SOURCE }
 }
 
@@ -64,11 +146,7 @@ pub(crate) fn blocking_send(
     let t1 = now();
     protect(|| {
         let (class, _) = classify(comm, dest);
-        let size = if class == Class::ProcNull {
-            0
-        } else {
-            msg_bytes(count, dt)
-        };
+        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
     });
     rc
@@ -85,7 +163,7 @@ pub(crate) fn start_send(
     dt: MPI_Datatype,
     dest: c_int,
     comm: MPI_Comm,
-    request: *mut MPI_Request,
+    request: impl FnOnce() -> Option<u64>,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     let t0 = now();
@@ -93,20 +171,9 @@ pub(crate) fn start_send(
     let t1 = now();
     protect(|| {
         let (class, peer) = classify(comm, dest);
-        let size = if class == Class::ProcNull {
-            0
-        } else {
-            msg_bytes(count, dt)
-        };
+        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
         // A persistent init moves nothing: its bytes count when MPI_Start starts it.
-        record(
-            func,
-            mode,
-            class,
-            size,
-            if persistent { 0 } else { size },
-            t1.wrapping_sub(t0),
-        );
+        record(func, mode, class, size, if persistent { 0 } else { size }, t1.wrapping_sub(t0));
         track(rc, request, mode, class, peer, size, persistent, t0, comm);
     });
     rc
@@ -116,7 +183,7 @@ pub(crate) fn start_send(
 #[inline(always)]
 fn track(
     rc: c_int,
-    request: *mut MPI_Request,
+    request: impl FnOnce() -> Option<u64>,
     mode: Mode,
     class: Class,
     peer: i32,
@@ -125,16 +192,12 @@ fn track(
     t0: u64,
     comm: MPI_Comm,
 ) {
-    if rc != mpi::success() || request.is_null() {
+    if rc != mpi::success() {
         return;
     }
-    // SAFETY: the PMPI_ call succeeded and wrote the request.
-    let req = unsafe { *request };
-    if req == mpi::request_null() {
-        return;
-    }
+    let Some(req) = request() else { return };
     requests::insert(
-        req.bits(),
+        req,
         Info {
             mode,
             class,
@@ -160,7 +223,7 @@ pub(crate) fn start_recv(
     dt: MPI_Datatype,
     source: c_int,
     comm: MPI_Comm,
-    request: *mut MPI_Request,
+    request: impl FnOnce() -> Option<u64>,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     let t0 = now();
@@ -168,30 +231,9 @@ pub(crate) fn start_recv(
     let t1 = now();
     protect(|| {
         let (class, peer) = classify(comm, source);
-        let size = if class == Class::ProcNull {
-            0
-        } else {
-            msg_bytes(count, dt)
-        };
-        record(
-            func,
-            Mode::Irecv,
-            class,
-            size,
-            if persistent { 0 } else { size },
-            t1.wrapping_sub(t0),
-        );
-        track(
-            rc,
-            request,
-            Mode::Irecv,
-            class,
-            peer,
-            size,
-            persistent,
-            t0,
-            comm,
-        );
+        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
+        record(func, Mode::Irecv, class, size, if persistent { 0 } else { size }, t1.wrapping_sub(t0));
+        track(rc, request, Mode::Irecv, class, peer, size, persistent, t0, comm);
     });
     rc
 }
@@ -221,21 +263,13 @@ pub(crate) fn blocking_recv(
     call: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
     let mut local = mpi::empty_status();
-    let st = if source == mpi::any_source() {
-        visible_status(status, &mut local)
-    } else {
-        status
-    };
+    let st = if source == mpi::any_source() { visible_status(status, &mut local) } else { status };
     let t0 = now();
     let rc = call(st);
     let t1 = now();
     protect(|| {
         let class = recv_class(comm, source, st, rc);
-        let size = if class == Class::ProcNull {
-            0
-        } else {
-            msg_bytes(count, dt)
-        };
+        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
         record(func, Mode::Recv, class, size, size, t1.wrapping_sub(t0));
     });
     rc
@@ -261,24 +295,9 @@ pub(crate) fn sendrecv(
     let t1 = now();
     protect(|| {
         let (class, _) = classify(comm, dest);
-        let send = if class == Class::ProcNull {
-            0
-        } else {
-            msg_bytes(send_count, send_dt)
-        };
-        let recv = if source == mpi::proc_null() {
-            0
-        } else {
-            msg_bytes(recv_count, recv_dt)
-        };
-        record(
-            func,
-            Mode::Sendrecv,
-            class,
-            send,
-            send + recv,
-            t1.wrapping_sub(t0),
-        );
+        let send = if class == Class::ProcNull { 0 } else { msg_bytes(send_count, send_dt) };
+        let recv = if source == mpi::proc_null() { 0 } else { msg_bytes(recv_count, recv_dt) };
+        record(func, Mode::Sendrecv, class, send, send + recv, t1.wrapping_sub(t0));
     });
     rc
 }
@@ -299,13 +318,9 @@ pub(crate) fn probe(
     let rc = call(st);
     let t1 = now();
     protect(|| {
-        // SAFETY: flag, when given, was written by the PMPI_ call.
+        // SAFETY: flag, when given, was written by the call.
         let found = flag.is_null() || unsafe { *flag } != 0;
-        let class = if found {
-            recv_class(comm, source, st, rc)
-        } else {
-            classify(comm, source).0
-        };
+        let class = if found { recv_class(comm, source, st, rc) } else { classify(comm, source).0 };
         record(func, Mode::None, class, 0, 0, t1.wrapping_sub(t0));
     });
     rc
@@ -313,13 +328,14 @@ pub(crate) fn probe(
 
 /// MPI_Mprobe and MPI_Improbe (MPI 4.0 §3.8.2): the matched message is remembered with
 /// its peer so that MPI_Mrecv/MPI_Imrecv can classify it.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn mprobe(
     func: u8,
     source: c_int,
     comm: MPI_Comm,
     flag: *mut c_int,
-    message: *mut MPI_Message,
+    message: impl FnOnce() -> Option<u64>,
     status: *mut MPI_Status,
     call: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
@@ -329,27 +345,18 @@ pub(crate) fn mprobe(
     let rc = call(st);
     let t1 = now();
     protect(|| {
-        // SAFETY: flag, when given, was written by the PMPI_ call.
+        // SAFETY: flag, when given, was written by the call.
         let found = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
         let (class, peer) = if found {
-            classify(
-                comm,
-                if source == mpi::any_source() {
-                    status_source(st)
-                } else {
-                    source
-                },
-            )
+            classify(comm, if source == mpi::any_source() { status_source(st) } else { source })
         } else {
             classify(comm, source)
         };
         record(func, Mode::None, class, 0, 0, t1.wrapping_sub(t0));
-        if found && !message.is_null() {
-            // SAFETY: written by the successful PMPI_ call.
-            let m = unsafe { *message };
-            if m != mpi::message_null() && m != mpi::message_no_proc() {
+        if found {
+            if let Some(m) = message() {
                 requests::insert(
-                    m.bits(),
+                    m,
                     Info {
                         mode: Mode::Mrecv,
                         class,
@@ -369,46 +376,35 @@ pub(crate) fn mprobe(
     rc
 }
 
-/// MPI_Mrecv and MPI_Imrecv: the message handle is read before the call (which resets it).
+/// MPI_Mrecv and MPI_Imrecv: `message` is read before the call (which resets it).
 #[inline(always)]
 pub(crate) fn mrecv(
     func: u8,
     count: c_int,
     dt: MPI_Datatype,
-    message: *mut MPI_Message,
-    request: *mut MPI_Request,
+    message: (u64, bool),
+    request: impl FnOnce() -> Option<u64>,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    // SAFETY: the caller passes a valid message handle pointer (MPI requires it).
-    let m = if message.is_null() {
-        mpi::message_null()
-    } else {
-        unsafe { *message }
-    };
+    let (m, no_proc) = message;
     let t0 = now();
     let rc = call();
     let t1 = now();
     protect(|| {
-        let (class, peer, comm_bits) = if m == mpi::message_no_proc() {
+        let (class, peer, comm_bits) = if no_proc {
             (Class::ProcNull, -1, 0)
         } else {
-            match requests::remove(m.bits(), true) {
+            match requests::remove(m, true) {
                 Some(i) => (i.class, i.peer_world, i.comm_bits),
                 None => (Class::Unknown, -1, 0),
             }
         };
-        let size = if class == Class::ProcNull {
-            0
-        } else {
-            msg_bytes(count, dt)
-        };
+        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
         record(func, Mode::Mrecv, class, size, size, t1.wrapping_sub(t0));
-        if !request.is_null() && rc == mpi::success() {
-            // SAFETY: written by the successful PMPI_Imrecv.
-            let req = unsafe { *request };
-            if req != mpi::request_null() {
+        if rc == mpi::success() {
+            if let Some(req) = request() {
                 requests::insert(
-                    req.bits(),
+                    req,
                     Info {
                         mode: Mode::Mrecv,
                         class,
@@ -431,22 +427,12 @@ pub(crate) fn mrecv(
 /// MPI_Start (MPI 4.0 §3.9): a persistent request becomes active; its bytes count now,
 /// under the nonblocking mode it starts.
 #[inline(always)]
-pub(crate) fn start(func: u8, request: *mut MPI_Request, call: impl FnOnce() -> c_int) -> c_int {
-    // SAFETY: MPI requires a valid request pointer.
-    let bits = if request.is_null() {
-        0
-    } else {
-        unsafe { *request }.bits()
-    };
+pub(crate) fn start(func: u8, request: u64, call: impl FnOnce() -> c_int) -> c_int {
     let t0 = now();
     let rc = call();
     let t1 = now();
     protect(|| {
-        let started = if rc == mpi::success() {
-            restart(bits, t0)
-        } else {
-            None
-        };
+        let started = if rc == mpi::success() { restart(request, t0) } else { None };
         match started {
             Some(i) => record(func, i.mode, i.class, i.bytes, i.bytes, t1.wrapping_sub(t0)),
             None => record(func, Mode::None, Class::Unknown, 0, 0, t1.wrapping_sub(t0)),
@@ -465,56 +451,32 @@ fn restart(bits: u64, t0: u64) -> Option<Info> {
 }
 
 /// MPI_Startall: each request restarts; the call is recorded once with all bytes.
-pub(crate) fn startall(
-    func: u8,
-    count: c_int,
-    requests_: *mut MPI_Request,
-    call: impl FnOnce() -> c_int,
-) -> c_int {
+pub(crate) fn startall(func: u8, count: c_int, reqs: impl Fn(usize) -> u64, call: impl FnOnce() -> c_int) -> c_int {
     let t0 = now();
     let rc = call();
     let t1 = now();
     protect(|| {
         let mut bytes = 0;
-        if rc == mpi::success() && !requests_.is_null() {
+        if rc == mpi::success() {
             for i in 0..count.max(0) as usize {
-                // SAFETY: the array has `count` requests.
-                let bits = unsafe { *requests_.add(i) }.bits();
-                if let Some(info) = restart(bits, t0) {
+                if let Some(info) = restart(reqs(i), t0) {
                     bytes += info.bytes;
                 }
             }
         }
-        record(
-            func,
-            Mode::None,
-            Class::Unknown,
-            0,
-            bytes,
-            t1.wrapping_sub(t0),
-        );
+        record(func, Mode::None, Class::Unknown, 0, bytes, t1.wrapping_sub(t0));
     });
     rc
 }
 
 /// MPI_Request_free: an active request freed before completion is counted as such.
-pub(crate) fn request_free(
-    func: u8,
-    request: *mut MPI_Request,
-    call: impl FnOnce() -> c_int,
-) -> c_int {
-    // SAFETY: MPI requires a valid request pointer.
-    let bits = if request.is_null() {
-        0
-    } else {
-        unsafe { *request }.bits()
-    };
+pub(crate) fn request_free(func: u8, request: u64, call: impl FnOnce() -> c_int) -> c_int {
     let t0 = now();
     let rc = call();
     let t1 = now();
     protect(|| {
         if rc == mpi::success() {
-            if let Some(i) = requests::remove(bits, false) {
+            if let Some(i) = requests::remove(request, false) {
                 if i.active {
                     record(REQ_FREED, i.mode, i.class, i.bytes, i.bytes, 0);
                 }
@@ -526,27 +488,21 @@ pub(crate) fn request_free(
 }
 
 /// MPI_Cancel: marks the request, so that its completion is checked for cancellation.
-pub(crate) fn cancel(func: u8, request: *mut MPI_Request, call: impl FnOnce() -> c_int) -> c_int {
-    // SAFETY: MPI requires a valid request pointer.
-    let bits = if request.is_null() {
-        0
-    } else {
-        unsafe { *request }.bits()
-    };
+pub(crate) fn cancel(func: u8, request: u64, call: impl FnOnce() -> c_int) -> c_int {
     let t0 = now();
     let rc = call();
     let t1 = now();
     protect(|| {
         if rc == mpi::success() {
-            requests::update(bits, false, |i| i.cancel_requested = true);
+            requests::update(request, false, |i| i.cancel_requested = true);
         }
         record(func, Mode::None, Class::Unknown, 0, 0, t1.wrapping_sub(t0));
     });
     rc
 }
 
-/// One tracked request completed at `t_done`; `st` is its status when visible.
-/// Returns what it was, for attributing the completing call.
+/// One tracked request completed at `t_done`; `st` is its status when visible (else
+/// null). Returns what it was, for attributing the completing call.
 #[inline(always)]
 fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
     let info = requests::get(bits, false)?;
@@ -569,19 +525,8 @@ fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
         unsafe { mpi::PMPI_Test_cancelled(st, &mut flag) };
         cancelled = flag != 0;
     }
-    let pseudo = if cancelled {
-        REQ_CANCELLED
-    } else {
-        REQ_COMPLETED
-    };
-    record(
-        pseudo,
-        info.mode,
-        class,
-        info.bytes,
-        info.bytes,
-        t_done.wrapping_sub(info.start_ticks),
-    );
+    let pseudo = if cancelled { REQ_CANCELLED } else { REQ_COMPLETED };
+    record(pseudo, info.mode, class, info.bytes, info.bytes, t_done.wrapping_sub(info.start_ticks));
     Some(Info { class, ..info })
 }
 
@@ -595,33 +540,24 @@ fn record_completion_call(func: u8, only: Option<Info>, n_done: usize, ticks: u6
     }
 }
 
-/// MPI_Wait and MPI_Test (MPI 4.0 §3.7.3). `flag` is null for Wait.
+/// MPI_Wait and MPI_Test (MPI 4.0 §3.7.3). `flag` is null for Wait. A status the caller
+/// cannot see (Fortran) is passed as MPI_STATUS_IGNORE and stays unfilled.
 pub(crate) fn wait_one(
     func: u8,
-    request: *mut MPI_Request,
+    request: u64,
     flag: *mut c_int,
     status: *mut MPI_Status,
     call: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
-    // SAFETY: MPI requires a valid request pointer.
-    let bits = if request.is_null() {
-        0
-    } else {
-        unsafe { *request }.bits()
-    };
     let mut local = mpi::empty_status();
     let st = visible_status(status, &mut local);
     let t0 = now();
     let rc = call(st);
     let t1 = now();
     protect(|| {
-        // SAFETY: flag, when given, was written by PMPI_Test.
+        // SAFETY: flag, when given, was written by the call.
         let done = flag.is_null() || unsafe { *flag } != 0;
-        let info = if done && bits != mpi::request_null().bits() {
-            complete(bits, st, t1)
-        } else {
-            None
-        };
+        let info = if done && request != mpi::request_null().bits() { complete(request, st, t1) } else { None };
         record_completion_call(func, info, info.is_some() as usize, t1.wrapping_sub(t0));
     });
     rc
@@ -630,16 +566,12 @@ pub(crate) fn wait_one(
 /// Remembers the handles of a request array before a Wait/Test variant nulls them.
 /// Returns how many were remembered.
 #[inline(always)]
-fn remember(count: c_int, reqs: *const MPI_Request) -> usize {
+fn remember(count: c_int, reqs: &impl Fn(usize) -> u64) -> usize {
     let Some(slot) = this_slot() else { return 0 };
     let n = (count.max(0) as usize).min(SCRATCH_HANDLES);
-    if reqs.is_null() {
-        return 0;
-    }
     let scratch = slot.scratch();
     for (i, s) in scratch.iter().enumerate().take(n) {
-        // SAFETY: the array holds `count` requests.
-        s.set(unsafe { *reqs.add(i) }.bits());
+        s.set(reqs(i));
     }
     n
 }
@@ -668,17 +600,17 @@ fn nth_status(statuses: *mut MPI_Status, j: usize) -> *const MPI_Status {
 pub(crate) fn wait_all(
     func: u8,
     count: c_int,
-    reqs: *mut MPI_Request,
+    reqs: impl Fn(usize) -> u64,
     flag: *mut c_int,
     statuses: *mut MPI_Status,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    let n = remember(count, reqs);
+    let n = remember(count, &reqs);
     let t0 = now();
     let rc = call();
     let t1 = now();
     protect(|| {
-        // SAFETY: flag, when given, was written by PMPI_Testall.
+        // SAFETY: flag, when given, was written by the call.
         let done = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
         let (mut last, mut n_done) = (None, 0);
         if done {
@@ -696,31 +628,28 @@ pub(crate) fn wait_all(
     rc
 }
 
-/// MPI_Waitany and MPI_Testany: at most one completes, named by `index`.
+/// MPI_Waitany and MPI_Testany: at most one completes, named by `index` (a C index; the
+/// Fortran entry points pass the 1-based one converted).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wait_any(
     func: u8,
     count: c_int,
-    reqs: *mut MPI_Request,
-    index: *mut c_int,
+    reqs: impl Fn(usize) -> u64,
+    index: impl FnOnce() -> c_int,
     flag: *mut c_int,
     status: *mut MPI_Status,
     call: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
-    let n = remember(count, reqs);
+    let n = remember(count, &reqs);
     let mut local = mpi::empty_status();
     let st = visible_status(status, &mut local);
     let t0 = now();
     let rc = call(st);
     let t1 = now();
     protect(|| {
-        // SAFETY: index and flag were written by the PMPI_ call.
+        // SAFETY: flag was written by the call.
         let done = flag.is_null() || unsafe { *flag } != 0;
-        let idx = if index.is_null() {
-            mpi::undefined()
-        } else {
-            unsafe { *index }
-        };
+        let idx = index();
         let mut info = None;
         if done && idx != mpi::undefined() && idx >= 0 {
             if let Some(bits) = remembered(idx as usize, n) {
@@ -732,31 +661,30 @@ pub(crate) fn wait_any(
     rc
 }
 
-/// MPI_Waitsome and MPI_Testsome: `outcount` requests complete, named by `indices`.
+/// MPI_Waitsome and MPI_Testsome: `outcount` requests complete, named by `indices` (C
+/// indices; `index_base` is 1 for Fortran).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn wait_some(
     func: u8,
     count: c_int,
-    reqs: *mut MPI_Request,
+    reqs: impl Fn(usize) -> u64,
     outcount: *mut c_int,
     indices: *mut c_int,
+    index_base: c_int,
     statuses: *mut MPI_Status,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    let n = remember(count, reqs);
+    let n = remember(count, &reqs);
     let t0 = now();
     let rc = call();
     let t1 = now();
     protect(|| {
-        // SAFETY: outcount and indices were written by the PMPI_ call.
-        let out = if outcount.is_null() {
-            mpi::undefined()
-        } else {
-            unsafe { *outcount }
-        };
+        // SAFETY: outcount and indices were written by the call.
+        let out = if outcount.is_null() { mpi::undefined() } else { unsafe { *outcount } };
         let (mut last, mut n_done) = (None, 0);
         if rc == mpi::success() && out != mpi::undefined() && out > 0 && !indices.is_null() {
             for j in 0..out as usize {
-                let i = unsafe { *indices.add(j) };
+                let i = unsafe { *indices.add(j) } - index_base;
                 if let Some(bits) = remembered(i.max(0) as usize, n) {
                     if let Some(info) = complete(bits, nth_status(statuses, j), t1) {
                         last = Some(info);

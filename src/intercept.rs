@@ -7,6 +7,7 @@
 //! re-entered, or before MPI_Init) and the function's id and name in the report.
 //! MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Abort live in `lifecycle`.
 #![allow(non_snake_case)]
+use crate::hooks::access::*;
 use crate::hooks::*;
 use crate::mpi::*;
 use crate::runtime::Guard;
@@ -56,19 +57,19 @@ intercept! {
 
     // Nonblocking sends, §3.7.2.
     fn MPI_Isend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Isend
-        => start_send(Mode::Isend, false, count, datatype, dest, comm, request, || PMPI_Isend(buf, count, datatype, dest, tag, comm, request));
+        => start_send(Mode::Isend, false, count, datatype, dest, comm, c_req_out(request), || PMPI_Isend(buf, count, datatype, dest, tag, comm, request));
     fn MPI_Issend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Issend
-        => start_send(Mode::Issend, false, count, datatype, dest, comm, request, || PMPI_Issend(buf, count, datatype, dest, tag, comm, request));
+        => start_send(Mode::Issend, false, count, datatype, dest, comm, c_req_out(request), || PMPI_Issend(buf, count, datatype, dest, tag, comm, request));
     fn MPI_Ibsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Ibsend
-        => start_send(Mode::Ibsend, false, count, datatype, dest, comm, request, || PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request));
+        => start_send(Mode::Ibsend, false, count, datatype, dest, comm, c_req_out(request), || PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request));
     fn MPI_Irsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Irsend
-        => start_send(Mode::Irsend, false, count, datatype, dest, comm, request, || PMPI_Irsend(buf, count, datatype, dest, tag, comm, request));
+        => start_send(Mode::Irsend, false, count, datatype, dest, comm, c_req_out(request), || PMPI_Irsend(buf, count, datatype, dest, tag, comm, request));
 
     // Receives, §3.2.4 and §3.7.2.
     fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) = PMPI_Recv
         => blocking_recv(count, datatype, source, comm, status, |st| PMPI_Recv(buf, count, datatype, source, tag, comm, st));
     fn MPI_Irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Irecv
-        => start_recv(false, count, datatype, source, comm, request, || PMPI_Irecv(buf, count, datatype, source, tag, comm, request));
+        => start_recv(false, count, datatype, source, comm, c_req_out(request), || PMPI_Irecv(buf, count, datatype, source, tag, comm, request));
 
     // Probes and matched receives, §3.8.
     fn MPI_Probe(source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) = PMPI_Probe
@@ -76,13 +77,13 @@ intercept! {
     fn MPI_Iprobe(source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) = PMPI_Iprobe
         => probe(source, comm, flag, status, |st| PMPI_Iprobe(source, tag, comm, flag, st));
     fn MPI_Mprobe(source: c_int, tag: c_int, comm: MPI_Comm, message: *mut MPI_Message, status: *mut MPI_Status) = PMPI_Mprobe
-        => mprobe(source, comm, std::ptr::null_mut(), message, status, |st| PMPI_Mprobe(source, tag, comm, message, st));
+        => mprobe(source, comm, std::ptr::null_mut(), c_msg_out(message), status, |st| PMPI_Mprobe(source, tag, comm, message, st));
     fn MPI_Improbe(source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut MPI_Message, status: *mut MPI_Status) = PMPI_Improbe
-        => mprobe(source, comm, flag, message, status, |st| PMPI_Improbe(source, tag, comm, flag, message, st));
+        => mprobe(source, comm, flag, c_msg_out(message), status, |st| PMPI_Improbe(source, tag, comm, flag, message, st));
     fn MPI_Mrecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, message: *mut MPI_Message, status: *mut MPI_Status) = PMPI_Mrecv
-        => mrecv(count, datatype, message, std::ptr::null_mut(), || PMPI_Mrecv(buf, count, datatype, message, status));
+        => mrecv(count, datatype, c_msg(message), || None, || PMPI_Mrecv(buf, count, datatype, message, status));
     fn MPI_Imrecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, message: *mut MPI_Message, request: *mut MPI_Request) = PMPI_Imrecv
-        => mrecv(count, datatype, message, request, || PMPI_Imrecv(buf, count, datatype, message, request));
+        => mrecv(count, datatype, c_msg(message), c_req_out(request), || PMPI_Imrecv(buf, count, datatype, message, request));
 
     // Combined send-receive, §3.10.
     fn MPI_Sendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
@@ -97,47 +98,58 @@ intercept! {
 
     // Persistent requests, §3.9.
     fn MPI_Send_init(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Send_init
-        => start_send(Mode::Isend, true, count, datatype, dest, comm, request, || PMPI_Send_init(buf, count, datatype, dest, tag, comm, request));
+        => start_send(Mode::Isend, true, count, datatype, dest, comm, c_req_out(request), || PMPI_Send_init(buf, count, datatype, dest, tag, comm, request));
     fn MPI_Ssend_init(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Ssend_init
-        => start_send(Mode::Issend, true, count, datatype, dest, comm, request, || PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request));
+        => start_send(Mode::Issend, true, count, datatype, dest, comm, c_req_out(request), || PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request));
     fn MPI_Bsend_init(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Bsend_init
-        => start_send(Mode::Ibsend, true, count, datatype, dest, comm, request, || PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request));
+        => start_send(Mode::Ibsend, true, count, datatype, dest, comm, c_req_out(request), || PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request));
     fn MPI_Rsend_init(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Rsend_init
-        => start_send(Mode::Irsend, true, count, datatype, dest, comm, request, || PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request));
+        => start_send(Mode::Irsend, true, count, datatype, dest, comm, c_req_out(request), || PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request));
     fn MPI_Recv_init(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Recv_init
-        => start_recv(true, count, datatype, source, comm, request, || PMPI_Recv_init(buf, count, datatype, source, tag, comm, request));
+        => start_recv(true, count, datatype, source, comm, c_req_out(request), || PMPI_Recv_init(buf, count, datatype, source, tag, comm, request));
     fn MPI_Start(request: *mut MPI_Request) = PMPI_Start
-        => start(request, || PMPI_Start(request));
+        => start(c_req(request), || PMPI_Start(request));
     fn MPI_Startall(count: c_int, array_of_requests: *mut MPI_Request) = PMPI_Startall
-        => startall(count, array_of_requests, || PMPI_Startall(count, array_of_requests));
+        => startall(count, c_reqs(array_of_requests), || PMPI_Startall(count, array_of_requests));
     fn MPI_Request_free(request: *mut MPI_Request) = PMPI_Request_free
-        => request_free(request, || PMPI_Request_free(request));
+        => request_free(c_req(request), || PMPI_Request_free(request));
     fn MPI_Cancel(request: *mut MPI_Request) = PMPI_Cancel
-        => cancel(request, || PMPI_Cancel(request));
+        => cancel(c_req(request), || PMPI_Cancel(request));
 
     // Completion, §3.7.3 and §3.7.5.
     fn MPI_Wait(request: *mut MPI_Request, status: *mut MPI_Status) = PMPI_Wait
-        => wait_one(request, std::ptr::null_mut(), status, |st| PMPI_Wait(request, st));
+        => wait_one(c_req(request), std::ptr::null_mut(), status, |st| PMPI_Wait(request, st));
     fn MPI_Test(request: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) = PMPI_Test
-        => wait_one(request, flag, status, |st| PMPI_Test(request, flag, st));
+        => wait_one(c_req(request), flag, status, |st| PMPI_Test(request, flag, st));
     fn MPI_Waitall(count: c_int, array_of_requests: *mut MPI_Request, array_of_statuses: *mut MPI_Status) = PMPI_Waitall
-        => wait_all(count, array_of_requests, std::ptr::null_mut(), array_of_statuses,
+        => wait_all(count, c_reqs(array_of_requests), std::ptr::null_mut(), array_of_statuses,
                     || PMPI_Waitall(count, array_of_requests, array_of_statuses));
     fn MPI_Testall(count: c_int, array_of_requests: *mut MPI_Request, flag: *mut c_int, array_of_statuses: *mut MPI_Status) = PMPI_Testall
-        => wait_all(count, array_of_requests, flag, array_of_statuses,
+        => wait_all(count, c_reqs(array_of_requests), flag, array_of_statuses,
                     || PMPI_Testall(count, array_of_requests, flag, array_of_statuses));
     fn MPI_Waitany(count: c_int, array_of_requests: *mut MPI_Request, index: *mut c_int, status: *mut MPI_Status) = PMPI_Waitany
-        => wait_any(count, array_of_requests, index, std::ptr::null_mut(), status,
+        => wait_any(count, c_reqs(array_of_requests), || deref(index), std::ptr::null_mut(), status,
                     |st| PMPI_Waitany(count, array_of_requests, index, st));
     fn MPI_Testany(count: c_int, array_of_requests: *mut MPI_Request, index: *mut c_int, flag: *mut c_int, status: *mut MPI_Status) = PMPI_Testany
-        => wait_any(count, array_of_requests, index, flag, status,
+        => wait_any(count, c_reqs(array_of_requests), || deref(index), flag, status,
                     |st| PMPI_Testany(count, array_of_requests, index, flag, st));
     fn MPI_Waitsome(incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status) = PMPI_Waitsome
-        => wait_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
+        => wait_some(incount, c_reqs(array_of_requests), outcount, array_of_indices, 0, array_of_statuses,
                      || PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
     fn MPI_Testsome(incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status) = PMPI_Testsome
-        => wait_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
+        => wait_some(incount, c_reqs(array_of_requests), outcount, array_of_indices, 0, array_of_statuses,
                      || PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
+}
+
+/// Reads an int the call wrote (MPI_UNDEFINED through a null pointer).
+#[inline(always)]
+fn deref(p: *const c_int) -> c_int {
+    // SAFETY: written by the call just made.
+    if p.is_null() {
+        undefined()
+    } else {
+        unsafe { *p }
+    }
 }
 
 /// MPI_Comm_free is watched, not counted: a freed handle may return for another

@@ -18,6 +18,17 @@ mod ffi {
 }
 pub use ffi::*;
 
+/// Fortran INTEGER as the MPI sees it (a macro in Open MPI's mpi.h, so not in the
+/// bindings). Both MPIs here use a 4-byte INTEGER; `fint_is_int` tells at run time.
+#[allow(non_camel_case_types)]
+pub type MPI_Fint = std::os::raw::c_int;
+
+/// True when MPI_Fint has the size of C int (the Fortran entry points assume it).
+pub fn fint_is_int() -> bool {
+    // SAFETY: constant from consts.c.
+    unsafe { ffi::loggp_MPI_FINT_SIZE == 4 }
+}
+
 /// Which MPI the library was built for (`openmpi` or `mpich`).
 pub const FLAVOR: &str = env!("LOGGP_MPI_FLAVOR");
 
@@ -111,5 +122,8 @@ pub fn thread_level_name(level: i32) -> &'static str {
 #[inline(always)]
 pub fn empty_status() -> MPI_Status {
     // SAFETY: MPI_Status is a plain C struct of integers in both implementations.
-    unsafe { std::mem::zeroed() }
+    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+    // Until a call fills it, its source classifies as unknown, never as rank 0.
+    st.MPI_SOURCE = any_source();
+    st
 }
