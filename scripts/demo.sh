@@ -15,4 +15,10 @@ for flavor in openmpi mpich; do
   $run "$out/demo-$flavor"
   target/release/loggp show "$out/demo-$flavor.json"
 done
+# A Fortran job beside the C ones: the same shim, through Open MPI's mpi_f08 binding.
+mpifort.openmpi -cpp -DF08 -O1 -o "$out/demo-fortran" tests/f/p2p.F90
+echo "== Fortran (use mpi_f08), Open MPI"
+mpirun.openmpi -np 2 -x LD_PRELOAD="$PWD/target/shim/openmpi/libloggp.so" -x LOGGP_REPORT="$out/demo-fortran.json" \
+  -x LOGGP_CALIBRATE=off "$out/demo-fortran" | grep -v '^EXPECT'
+target/release/loggp show "$out/demo-fortran.json" | sed -n '1,16p'
 echo "reports kept in $out"

@@ -50,7 +50,11 @@ pub(crate) mod access {
     #[inline(always)]
     pub fn c_msg(p: *const MPI_Message) -> (u64, bool) {
         // SAFETY: as above.
-        let m = if p.is_null() { mpi::message_null() } else { unsafe { *p } };
+        let m = if p.is_null() {
+            mpi::message_null()
+        } else {
+            unsafe { *p }
+        };
         (m.bits(), m == mpi::message_no_proc())
     }
     #[inline(always)]
@@ -101,7 +105,7 @@ pub(crate) mod access {
 
 /// Bytes of `count` elements of `dt` (0 on error or a negative count).
 #[inline(always)]
-pub fn msg_bytes(count: c_int, dt: MPI_Datatype) -> u64 {
+pub(crate) fn msg_bytes(count: c_int, dt: MPI_Datatype) -> u64 {
     if count <= 0 {
         return 0;
     }
@@ -146,7 +150,11 @@ pub(crate) fn blocking_send(
     let t1 = now();
     protect(|| {
         let (class, _) = classify(comm, dest);
-        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
+        let size = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(count, dt)
+        };
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
     });
     rc
@@ -171,9 +179,20 @@ pub(crate) fn start_send(
     let t1 = now();
     protect(|| {
         let (class, peer) = classify(comm, dest);
-        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
+        let size = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(count, dt)
+        };
         // A persistent init moves nothing: its bytes count when MPI_Start starts it.
-        record(func, mode, class, size, if persistent { 0 } else { size }, t1.wrapping_sub(t0));
+        record(
+            func,
+            mode,
+            class,
+            size,
+            if persistent { 0 } else { size },
+            t1.wrapping_sub(t0),
+        );
         track(rc, request, mode, class, peer, size, persistent, t0, comm);
     });
     rc
@@ -231,9 +250,30 @@ pub(crate) fn start_recv(
     let t1 = now();
     protect(|| {
         let (class, peer) = classify(comm, source);
-        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
-        record(func, Mode::Irecv, class, size, if persistent { 0 } else { size }, t1.wrapping_sub(t0));
-        track(rc, request, Mode::Irecv, class, peer, size, persistent, t0, comm);
+        let size = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(count, dt)
+        };
+        record(
+            func,
+            Mode::Irecv,
+            class,
+            size,
+            if persistent { 0 } else { size },
+            t1.wrapping_sub(t0),
+        );
+        track(
+            rc,
+            request,
+            Mode::Irecv,
+            class,
+            peer,
+            size,
+            persistent,
+            t0,
+            comm,
+        );
     });
     rc
 }
@@ -263,13 +303,21 @@ pub(crate) fn blocking_recv(
     call: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
     let mut local = mpi::empty_status();
-    let st = if source == mpi::any_source() { visible_status(status, &mut local) } else { status };
+    let st = if source == mpi::any_source() {
+        visible_status(status, &mut local)
+    } else {
+        status
+    };
     let t0 = now();
     let rc = call(st);
     let t1 = now();
     protect(|| {
         let class = recv_class(comm, source, st, rc);
-        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
+        let size = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(count, dt)
+        };
         record(func, Mode::Recv, class, size, size, t1.wrapping_sub(t0));
     });
     rc
@@ -295,9 +343,24 @@ pub(crate) fn sendrecv(
     let t1 = now();
     protect(|| {
         let (class, _) = classify(comm, dest);
-        let send = if class == Class::ProcNull { 0 } else { msg_bytes(send_count, send_dt) };
-        let recv = if source == mpi::proc_null() { 0 } else { msg_bytes(recv_count, recv_dt) };
-        record(func, Mode::Sendrecv, class, send, send + recv, t1.wrapping_sub(t0));
+        let send = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(send_count, send_dt)
+        };
+        let recv = if source == mpi::proc_null() {
+            0
+        } else {
+            msg_bytes(recv_count, recv_dt)
+        };
+        record(
+            func,
+            Mode::Sendrecv,
+            class,
+            send,
+            send + recv,
+            t1.wrapping_sub(t0),
+        );
     });
     rc
 }
@@ -320,7 +383,11 @@ pub(crate) fn probe(
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let found = flag.is_null() || unsafe { *flag } != 0;
-        let class = if found { recv_class(comm, source, st, rc) } else { classify(comm, source).0 };
+        let class = if found {
+            recv_class(comm, source, st, rc)
+        } else {
+            classify(comm, source).0
+        };
         record(func, Mode::None, class, 0, 0, t1.wrapping_sub(t0));
     });
     rc
@@ -348,7 +415,14 @@ pub(crate) fn mprobe(
         // SAFETY: flag, when given, was written by the call.
         let found = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
         let (class, peer) = if found {
-            classify(comm, if source == mpi::any_source() { status_source(st) } else { source })
+            classify(
+                comm,
+                if source == mpi::any_source() {
+                    status_source(st)
+                } else {
+                    source
+                },
+            )
         } else {
             classify(comm, source)
         };
@@ -399,7 +473,11 @@ pub(crate) fn mrecv(
                 None => (Class::Unknown, -1, 0),
             }
         };
-        let size = if class == Class::ProcNull { 0 } else { msg_bytes(count, dt) };
+        let size = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(count, dt)
+        };
         record(func, Mode::Mrecv, class, size, size, t1.wrapping_sub(t0));
         if rc == mpi::success() {
             if let Some(req) = request() {
@@ -432,7 +510,11 @@ pub(crate) fn start(func: u8, request: u64, call: impl FnOnce() -> c_int) -> c_i
     let rc = call();
     let t1 = now();
     protect(|| {
-        let started = if rc == mpi::success() { restart(request, t0) } else { None };
+        let started = if rc == mpi::success() {
+            restart(request, t0)
+        } else {
+            None
+        };
         match started {
             Some(i) => record(func, i.mode, i.class, i.bytes, i.bytes, t1.wrapping_sub(t0)),
             None => record(func, Mode::None, Class::Unknown, 0, 0, t1.wrapping_sub(t0)),
@@ -451,7 +533,12 @@ fn restart(bits: u64, t0: u64) -> Option<Info> {
 }
 
 /// MPI_Startall: each request restarts; the call is recorded once with all bytes.
-pub(crate) fn startall(func: u8, count: c_int, reqs: impl Fn(usize) -> u64, call: impl FnOnce() -> c_int) -> c_int {
+pub(crate) fn startall(
+    func: u8,
+    count: c_int,
+    reqs: impl Fn(usize) -> u64,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
     let t0 = now();
     let rc = call();
     let t1 = now();
@@ -464,7 +551,14 @@ pub(crate) fn startall(func: u8, count: c_int, reqs: impl Fn(usize) -> u64, call
                 }
             }
         }
-        record(func, Mode::None, Class::Unknown, 0, bytes, t1.wrapping_sub(t0));
+        record(
+            func,
+            Mode::None,
+            Class::Unknown,
+            0,
+            bytes,
+            t1.wrapping_sub(t0),
+        );
     });
     rc
 }
@@ -525,8 +619,19 @@ fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
         unsafe { mpi::PMPI_Test_cancelled(st, &mut flag) };
         cancelled = flag != 0;
     }
-    let pseudo = if cancelled { REQ_CANCELLED } else { REQ_COMPLETED };
-    record(pseudo, info.mode, class, info.bytes, info.bytes, t_done.wrapping_sub(info.start_ticks));
+    let pseudo = if cancelled {
+        REQ_CANCELLED
+    } else {
+        REQ_COMPLETED
+    };
+    record(
+        pseudo,
+        info.mode,
+        class,
+        info.bytes,
+        info.bytes,
+        t_done.wrapping_sub(info.start_ticks),
+    );
     Some(Info { class, ..info })
 }
 
@@ -557,7 +662,11 @@ pub(crate) fn wait_one(
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let done = flag.is_null() || unsafe { *flag } != 0;
-        let info = if done && request != mpi::request_null().bits() { complete(request, st, t1) } else { None };
+        let info = if done && request != mpi::request_null().bits() {
+            complete(request, st, t1)
+        } else {
+            None
+        };
         record_completion_call(func, info, info.is_some() as usize, t1.wrapping_sub(t0));
     });
     rc
@@ -680,7 +789,11 @@ pub(crate) fn wait_some(
     let t1 = now();
     protect(|| {
         // SAFETY: outcount and indices were written by the call.
-        let out = if outcount.is_null() { mpi::undefined() } else { unsafe { *outcount } };
+        let out = if outcount.is_null() {
+            mpi::undefined()
+        } else {
+            unsafe { *outcount }
+        };
         let (mut last, mut n_done) = (None, 0);
         if rc == mpi::success() && out != mpi::undefined() && out > 0 && !indices.is_null() {
             for j in 0..out as usize {

@@ -15,6 +15,7 @@
 pub mod calib;
 pub mod clock;
 pub mod collect;
+pub mod fortran;
 pub mod hooks;
 pub mod intercept;
 pub mod lifecycle;

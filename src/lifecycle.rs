@@ -41,22 +41,36 @@ const MERGE_TAG: c_int = 0x10_66;
 const HOST_LEN: usize = 256;
 const JOB_ID_LEN: usize = 64;
 
+/// MPI_Init and MPI_Init_thread around any way of calling the MPI's own (PMPI_ from C,
+/// the Fortran binding's from Fortran): set-up and calibration after it succeeds.
+pub(crate) fn init_with(
+    func: Func,
+    call: impl FnOnce() -> c_int,
+    level: impl FnOnce() -> c_int,
+) -> c_int {
+    let Some(_g) = Guard::enter_always() else {
+        return call();
+    };
+    if settings::get().disable {
+        return call();
+    }
+    let t0 = clock::now();
+    let rc = call();
+    let t1 = clock::now();
+    if rc == mpi::success() {
+        after_init(func, level(), t1.wrapping_sub(t0));
+    }
+    rc
+}
+
 /// MPI 4.0 §11.2.1.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
-    let Some(_g) = Guard::enter_always() else {
-        return mpi::PMPI_Init(argc, argv);
-    };
-    if settings::get().disable {
-        return mpi::PMPI_Init(argc, argv);
-    }
-    let t0 = clock::now();
-    let rc = mpi::PMPI_Init(argc, argv);
-    let t1 = clock::now();
-    if rc == mpi::success() {
-        after_init(Func::MPI_Init, mpi::thread_single(), t1.wrapping_sub(t0));
-    }
-    rc
+    init_with(
+        Func::MPI_Init,
+        || mpi::PMPI_Init(argc, argv),
+        mpi::thread_single,
+    )
 }
 
 /// MPI 4.0 §11.2.1.
@@ -67,24 +81,17 @@ pub unsafe extern "C" fn MPI_Init_thread(
     required: c_int,
     provided: *mut c_int,
 ) -> c_int {
-    let Some(_g) = Guard::enter_always() else {
-        return mpi::PMPI_Init_thread(argc, argv, required, provided);
-    };
-    if settings::get().disable {
-        return mpi::PMPI_Init_thread(argc, argv, required, provided);
-    }
-    let t0 = clock::now();
-    let rc = mpi::PMPI_Init_thread(argc, argv, required, provided);
-    let t1 = clock::now();
-    if rc == mpi::success() {
-        let level = if provided.is_null() {
-            required
-        } else {
-            *provided
-        };
-        after_init(Func::MPI_Init_thread, level, t1.wrapping_sub(t0));
-    }
-    rc
+    init_with(
+        Func::MPI_Init_thread,
+        || mpi::PMPI_Init_thread(argc, argv, required, provided),
+        || {
+            if provided.is_null() {
+                required
+            } else {
+                *provided
+            }
+        },
+    )
 }
 
 fn after_init(func: Func, level: c_int, init_ticks: u64) {
@@ -334,12 +341,11 @@ fn rfc3339_now() -> String {
     )
 }
 
-/// MPI 4.0 §11.2.2. The ranks merge their statistics over the private communicator in a
-/// binomial tree before PMPI_Finalize; rank 0 writes the report.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+/// MPI_Finalize around any way of calling the MPI's own: the ranks merge their
+/// statistics over the private communicator in a binomial tree first; rank 0 writes.
+pub(crate) fn finalize_with(call: impl FnOnce() -> c_int) -> c_int {
     let Some(_g) = Guard::enter_always() else {
-        return mpi::PMPI_Finalize();
+        return call();
     };
     if runtime::begin_finish() {
         if let Some(j) = job() {
@@ -347,7 +353,13 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
         }
         runtime::set_done();
     }
-    mpi::PMPI_Finalize()
+    call()
+}
+
+/// MPI 4.0 §11.2.2.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+    finalize_with(|| mpi::PMPI_Finalize())
 }
 
 fn local_blob(j: &JobInfo, ns_per_tick: f64) -> Blob {
@@ -650,13 +662,19 @@ fn write_partial(end: &str) {
     runtime::set_done();
 }
 
-/// MPI 4.0 §9.5: the calling rank leaves its statistics before the job is torn down.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
+/// MPI_Abort around any way of calling the MPI's own: the calling rank leaves its
+/// statistics before the job is torn down.
+pub(crate) fn abort_with(call: impl FnOnce() -> c_int) -> c_int {
     if let Some(_g) = Guard::enter_always() {
         write_partial("MPI_Abort");
     }
-    mpi::PMPI_Abort(comm, errorcode)
+    call()
+}
+
+/// MPI 4.0 §9.5.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
+    abort_with(|| mpi::PMPI_Abort(comm, errorcode))
 }
 
 extern "C" fn at_exit() {

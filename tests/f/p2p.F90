@@ -84,6 +84,8 @@ program p2p
     print '(a)', 'EXPECT MPI_Sendrecv 6 480'
     print '(a)', 'EXPECT MPI_Ssend 2 56'
     print '(a)', 'EXPECT MPI_Probe 1 0'
+    print '(a)', 'EXPECTREQ isend 10 0 0'
+    print '(a)', 'EXPECTREQ irecv 10 0 0'
   end if
   total = 0
   call MPI_Finalize(ierr)

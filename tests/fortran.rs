@@ -1,0 +1,79 @@
+//! Fortran applications through each binding (mpif.h, `use mpi`, `use mpi_f08`) under each
+//! MPI reach loggp exactly once: counts and bytes exact, requests followed, output
+//! (MPI_STATUS_IGNORE receives, an MPI_IN_PLACE reduction) identical with and without it.
+mod common;
+use common::*;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn compile_fortran(mpi: Mpi, binding: &str) -> PathBuf {
+    let dir = root().join("target/it-bin").join(mpi.name());
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(format!("p2p_f_{binding}"));
+    let fc = match mpi {
+        Mpi::OpenMpi => "mpifort.openmpi",
+        Mpi::Mpich => "mpif90.mpich",
+    };
+    let o = Command::new(fc)
+        .args(["-cpp", &format!("-D{binding}"), "-O1", "-o"])
+        .arg(&out)
+        .arg(root().join("tests/f/p2p.F90"))
+        .output()
+        .expect("Fortran compiler wrapper not found: run scripts/setup.sh");
+    assert!(
+        o.status.success(),
+        "{}: {}",
+        binding,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+#[test]
+fn every_binding_reaches_loggp_exactly_once() {
+    for mpi in BOTH {
+        for binding in ["MPIFH", "USEMPI", "F08"] {
+            let what = format!("{} {binding}", mpi.name());
+            let dir = scratch(&format!("fortran_{}_{binding}", mpi.name()));
+            let prog = compile_fortran(mpi, binding);
+            let plain = run(mpi, &Run::new(2, false), &prog, &[], &dir);
+            assert!(plain.status.success(), "{what}: {}", stderr(&plain));
+            let report = dir.join("r.json");
+            let shim = run(
+                mpi,
+                &Run::new(2, true)
+                    .env("LOGGP_REPORT", report.to_str().unwrap())
+                    .env("LOGGP_CALIBRATE", "off"),
+                &prog,
+                &[],
+                &dir,
+            );
+            assert!(shim.status.success(), "{what}: {}", stderr(&shim));
+            assert_eq!(
+                observations(&stdout(&plain)),
+                observations(&stdout(&shim)),
+                "{what}: output changed"
+            );
+            assert!(
+                stdout(&shim).contains("allreduce in_place=3"),
+                "{what}: MPI_IN_PLACE result"
+            );
+            let r = read_report(&report);
+            assert_counts(&r, &expected(&stdout(&shim)), &["MPI_Init"]);
+            assert_eq!(
+                call_totals(&r)["MPI_Init"].0,
+                2,
+                "{what}: MPI_Init seen once per rank"
+            );
+            assert_eq!(
+                request_totals(&r),
+                expected_requests(&stdout(&shim)),
+                "{what}: requests"
+            );
+            assert!(
+                r.job.complete,
+                "{what}: the Fortran MPI_Finalize produced the report"
+            );
+        }
+    }
+}
