@@ -232,7 +232,8 @@ fn track(
     );
 }
 
-/// MPI_Irecv and MPI_Recv_init.
+/// MPI_Irecv and MPI_Recv_init: the same record and tracking as a send's, with the source
+/// as the peer (a wildcard source stays unknown until a visible status names it).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn start_recv(
@@ -245,37 +246,17 @@ pub(crate) fn start_recv(
     request: impl FnOnce() -> Option<u64>,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    let t0 = now();
-    let rc = call();
-    let t1 = now();
-    protect(|| {
-        let (class, peer) = classify(comm, source);
-        let size = if class == Class::ProcNull {
-            0
-        } else {
-            msg_bytes(count, dt)
-        };
-        record(
-            func,
-            Mode::Irecv,
-            class,
-            size,
-            if persistent { 0 } else { size },
-            t1.wrapping_sub(t0),
-        );
-        track(
-            rc,
-            request,
-            Mode::Irecv,
-            class,
-            peer,
-            size,
-            persistent,
-            t0,
-            comm,
-        );
-    });
-    rc
+    start_send(
+        func,
+        Mode::Irecv,
+        persistent,
+        count,
+        dt,
+        source,
+        comm,
+        request,
+        call,
+    )
 }
 
 /// Class of the peer of a receive: from its arguments, or from the status for a wildcard.

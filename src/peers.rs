@@ -76,20 +76,10 @@ pub fn setup() -> bool {
     if !ARENA.load(Acquire).is_null() {
         return true;
     }
-    // SAFETY: anonymous mapping.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            ARENA_RANKS * 4,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
+    // All-zero memory is a valid empty table.
+    let Some(p) = crate::runtime::map_zeroed(ARENA_RANKS * 4) else {
         return false;
-    }
+    };
     ARENA.store(p as *mut i32, Release);
     true
 }

@@ -97,20 +97,10 @@ pub fn setup(entries: usize) -> bool {
     }
     let n = entries.next_power_of_two().max(WINDOW);
     let bytes = n * std::mem::size_of::<Entry>();
-    // SAFETY: anonymous mapping; all-zero entries are free.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            bytes,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
+    // All-zero memory is a valid empty table.
+    let Some(p) = crate::runtime::map_zeroed(bytes) else {
         return false;
-    }
+    };
     MASK.store(n - 1, Relaxed);
     TABLE.store(p as *mut Entry, Release);
     true

@@ -81,14 +81,7 @@ impl Guard {
         if !ACTIVE.load(Relaxed) {
             return None;
         }
-        DEPTH.with(|d| {
-            if d.get() {
-                None
-            } else {
-                d.set(true);
-                Some(Guard(()))
-            }
-        })
+        Guard::enter_always()
     }
 
     /// Like `enter`, but also while profiling is off (for the lifecycle calls).
@@ -140,6 +133,23 @@ pub fn fault(reason: &str) {
         }
         say(&format!("loggp: {reason}; profiling stopped for the rest of this run, the application continues"));
     }
+}
+
+/// An anonymous, private, zero-filled mapping that commits memory only where touched:
+/// the fixed tables of the shim. None if it cannot be mapped.
+pub fn map_zeroed(bytes: usize) -> Option<*mut u8> {
+    // SAFETY: anonymous private mapping, no file.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            bytes,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(p as *mut u8)
 }
 
 /// Writes one line to stderr without panicking (eprintln! can panic on a closed stderr).

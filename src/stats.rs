@@ -224,24 +224,14 @@ pub fn setup(max_threads: usize, cells_per_thread: usize) -> bool {
     let header = std::mem::size_of::<SlotHeader>().next_multiple_of(64);
     let slot_bytes = (header + cells * std::mem::size_of::<StatCell>()).next_multiple_of(4096);
     let total = slot_bytes * max_threads;
-    // SAFETY: anonymous private mapping; zero pages are valid atomics and Cells.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            total,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
+    // All-zero memory is a valid empty table.
+    let Some(p) = crate::runtime::map_zeroed(total) else {
         return false;
-    }
+    };
     ARENA_SLOT_BYTES.store(slot_bytes, Relaxed);
     ARENA_SLOTS.store(max_threads, Relaxed);
     ARENA_CELLS.store(cells, Relaxed);
-    ARENA_BASE.store(p as *mut u8, Release);
+    ARENA_BASE.store(p, Release);
     true
 }
 

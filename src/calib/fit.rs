@@ -22,16 +22,26 @@ impl Line {
 
 /// Ordinary least squares over (x, y). With one point, a flat line through it.
 pub fn least_squares(pts: &[(f64, f64)]) -> Option<Line> {
-    let n = pts.len() as f64;
-    if pts.is_empty() {
+    weighted_line(pts, |_| 1.0)
+}
+
+/// Weighted least squares, weight `w(y)` per point.
+fn weighted_line(pts: &[(f64, f64)], w: impl Fn(f64) -> f64) -> Option<Line> {
+    let (mut sw, mut sx, mut sy) = (0.0, 0.0, 0.0);
+    for &(x, y) in pts {
+        sw += w(y);
+        sx += w(y) * x;
+        sy += w(y) * y;
+    }
+    if sw == 0.0 {
         return None;
     }
-    let (sx, sy) = pts
-        .iter()
-        .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y));
-    let (mx, my) = (sx / n, sy / n);
-    let sxx: f64 = pts.iter().map(|&(x, _)| (x - mx) * (x - mx)).sum();
-    let sxy: f64 = pts.iter().map(|&(x, y)| (x - mx) * (y - my)).sum();
+    let (mx, my) = (sx / sw, sy / sw);
+    let (mut sxx, mut sxy) = (0.0, 0.0);
+    for &(x, y) in pts {
+        sxx += w(y) * (x - mx) * (x - mx);
+        sxy += w(y) * (x - mx) * (y - my);
+    }
     if sxx <= 0.0 {
         return Some(Line {
             intercept: my,
@@ -73,33 +83,7 @@ pub fn robust_line(pts: &[(f64, f64)]) -> Option<Line> {
 /// Weighted least squares with weights 1/y²: every point counts by its relative error,
 /// which suits sizes spaced by powers of two (values span orders of magnitude).
 fn relative_line(pts: &[(f64, f64)]) -> Option<Line> {
-    let w = |y: f64| 1.0 / (y * y).max(1e-12);
-    let (mut sw, mut sx, mut sy) = (0.0, 0.0, 0.0);
-    for &(x, y) in pts {
-        sw += w(y);
-        sx += w(y) * x;
-        sy += w(y) * y;
-    }
-    if sw == 0.0 {
-        return None;
-    }
-    let (mx, my) = (sx / sw, sy / sw);
-    let (mut sxx, mut sxy) = (0.0, 0.0);
-    for &(x, y) in pts {
-        sxx += w(y) * (x - mx) * (x - mx);
-        sxy += w(y) * (x - mx) * (y - my);
-    }
-    if sxx <= 0.0 {
-        return Some(Line {
-            intercept: my,
-            slope: 0.0,
-        });
-    }
-    let slope = sxy / sxx;
-    Some(Line {
-        intercept: my - slope * mx,
-        slope,
-    })
+    weighted_line(pts, |y| 1.0 / (y * y).max(1e-12))
 }
 
 fn rel_residual2(line: &Line, (x, y): (f64, f64)) -> f64 {
