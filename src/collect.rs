@@ -147,6 +147,9 @@ pub fn rank_entry(
             add_call(name, c.count, c.bytes, c.time_ns);
             continue;
         }
+        if ![REQ_COMPLETED, REQ_CANCELLED, REQ_FREED].contains(&f) {
+            continue; // other pseudo records (burst spacing) belong to the passive bins
+        }
         let mode = Mode::from_u8(m).name().to_string();
         let r = e.requests.entry(mode).or_default();
         match f {
@@ -196,7 +199,36 @@ fn initiates(f: u8) -> bool {
 }
 
 /// `passive[]`: per (peer class, mode) the call-duration bins of the initiating calls.
-pub fn passive(cells: &BTreeMap<CellKey, Cell>) -> Vec<Passive> {
+pub fn passive(
+    cells: &BTreeMap<CellKey, Cell>,
+    det: &crate::calib::fit::Detect,
+) -> (
+    Vec<Passive>,
+    BTreeMap<(Class, Mode), crate::passive::Learned>,
+) {
+    let learned: BTreeMap<(Class, Mode), crate::passive::Learned> =
+        crate::passive::envelopes(cells)
+            .into_iter()
+            .map(|(k, bins)| (k, crate::passive::learn(k.1, &bins, det)))
+            .collect();
+    let sets = passive_bins(cells)
+        .into_iter()
+        .map(|mut p| {
+            let key = learned
+                .keys()
+                .find(|(c, m)| c.name() == p.peer_class && m.name() == p.mode)
+                .copied();
+            if let Some(l) = key.and_then(|k| learned.get(&k)) {
+                p.ranges = l.ranges.clone();
+                p.ranges_status = None;
+            }
+            p
+        })
+        .collect();
+    (sets, learned)
+}
+
+fn passive_bins(cells: &BTreeMap<CellKey, Cell>) -> Vec<Passive> {
     let mut groups: BTreeMap<(u8, u8), BTreeMap<u16, Cell>> = BTreeMap::new();
     for (&(f, m, cl, bin), c) in cells {
         let class = Class::from_u8(cl);

@@ -149,15 +149,29 @@ pub(crate) fn blocking_send(
     let rc = call();
     let t1 = now();
     protect(|| {
-        let (class, _) = classify(comm, dest);
+        let (class, peer) = classify(comm, dest);
         let size = if class == Class::ProcNull {
             0
         } else {
             msg_bytes(count, dt)
         };
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
+        burst(mode, class, peer, size, t0, t1);
     });
     rc
+}
+
+/// Back-to-back sends to one peer: their start spacing, for the passive g.
+#[inline(always)]
+fn burst(mode: Mode, class: Class, peer: i32, size: u64, t0: u64, t1: u64) {
+    if peer < 0 || mode == Mode::Irecv {
+        return;
+    }
+    if let Some(slot) = this_slot() {
+        if let Some(spacing) = slot.burst_spacing(peer, mode, t0, t1) {
+            record(crate::passive::BURST_GAP, mode, class, size, 0, spacing);
+        }
+    }
 }
 
 /// MPI_Isend/Issend/Ibsend/Irsend and the persistent MPI_*send_init (MPI 4.0 §3.7, §3.9).
@@ -194,6 +208,9 @@ pub(crate) fn start_send(
             t1.wrapping_sub(t0),
         );
         track(rc, request, mode, class, peer, size, persistent, t0, comm);
+        if !persistent {
+            burst(mode, class, peer, size, t0, t1);
+        }
     });
     rc
 }

@@ -20,6 +20,7 @@ pub mod hooks;
 pub mod intercept;
 pub mod lifecycle;
 pub mod mpi;
+pub mod passive;
 pub mod peers;
 pub mod requests;
 pub mod runtime;

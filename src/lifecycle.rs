@@ -510,18 +510,25 @@ fn build_report(
         ));
     }
     let mut sections = BTreeMap::new();
-    for k in [
-        "passive.ranges",
-        "mpi_overhead",
-        "model_check",
-        "calibration.raw",
-        "thresholds.passive",
-    ] {
+    for k in ["mpi_overhead", "calibration.raw"] {
         sections.insert(k.to_string(), NOT_IMPLEMENTED.to_string());
     }
-    let (calibration, thresholds) = calibration_section(blob.calibration, complete);
+    let (calibration, mut thresholds) = calibration_section(blob.calibration, complete);
+    // Passive points are per-bin envelopes (robust aggregates of many calls), often one
+    // per octave: a short look-ahead, so that a switch near the end of the sizes is seen.
+    let det = crate::calib::fit::Detect {
+        lookahead: 2,
+        pfact: s.calibrate_pfact,
+        rel_noise: 0.08,
+    };
+    let (passive, learned) = collect::passive(&cells, &det);
+    merge_passive_thresholds(&mut thresholds, &learned);
+    let model_check = crate::passive::model_checks(&learned);
     sections.insert("calibration".into(), calibration.status.clone());
     sections.insert("passive.bins".into(), "done".into());
+    sections.insert("passive.ranges".into(), "done".into());
+    sections.insert("model_check".into(), "done".into());
+    sections.insert("thresholds.passive".into(), "done".into());
     sections.insert("ranks".into(), "done".into());
     Report {
         schema: SCHEMA.into(),
@@ -552,14 +559,55 @@ fn build_report(
                 .collect(),
             partial_rank,
         },
-        passive: collect::passive(&cells),
+        passive,
         ranks: blob.ranks,
         calibration,
         thresholds,
         mpi_overhead: vec![],
-        model_check: vec![],
+        model_check,
         sections,
         warnings,
+    }
+}
+
+/// The passive bracket of each send mode's main switch beside the active threshold of
+/// the same (peer class, mode), or as an entry of its own.
+fn merge_passive_thresholds(
+    thresholds: &mut Vec<loggp_report::Threshold>,
+    learned: &BTreeMap<(crate::stats::Class, crate::stats::Mode), crate::passive::Learned>,
+) {
+    use crate::stats::Mode;
+    for ((class, mode), l) in learned {
+        if !matches!(
+            mode,
+            Mode::Send
+                | Mode::Ssend
+                | Mode::Bsend
+                | Mode::Rsend
+                | Mode::Isend
+                | Mode::Issend
+                | Mode::Ibsend
+                | Mode::Irsend
+        ) {
+            continue;
+        }
+        let Some((lo, hi)) = l.main_bracket else {
+            continue;
+        };
+        let pos = thresholds
+            .iter()
+            .position(|t| t.peer_class == class.name() && t.mode == mode.name());
+        let i = pos.unwrap_or_else(|| {
+            thresholds.push(loggp_report::Threshold {
+                peer_class: class.name().into(),
+                mode: mode.name().into(),
+                ..Default::default()
+            });
+            thresholds.len() - 1
+        });
+        let t = &mut thresholds[i];
+        t.passive_lo_bytes = Some(lo);
+        t.passive_hi_bytes = Some(hi);
     }
 }
 

@@ -165,6 +165,8 @@ pub struct SlotHeader {
     pub overflow: [Totals; MAX_FUNCS],
     /// Request handles remembered by a Wait/Test variant across its PMPI_ call.
     pub scratch: [StdCell<u64>; SCRATCH_HANDLES],
+    /// The thread's previous send: start, end, peer world rank + 1 and mode (for bursts).
+    pub last_send: [StdCell<u64>; 4],
 }
 
 /// A thread's slot: a header and `cells` cells right after it in the mapping.
@@ -297,6 +299,21 @@ impl Slot {
     #[inline(always)]
     pub fn scratch(&self) -> &[StdCell<u64>; SCRATCH_HANDLES] {
         &self.header().scratch
+    }
+
+    /// Remembers this send and returns the spacing from the previous one's start when the
+    /// two were back to back to the same peer in the same mode: the idle time between them
+    /// shorter than the previous call itself (a burst, as in a flood test).
+    #[inline(always)]
+    pub fn burst_spacing(&self, peer: i32, mode: Mode, t0: u64, t1: u64) -> Option<u64> {
+        let l = &self.header().last_send;
+        let (p0, p1, ppeer, pmode) = (l[0].get(), l[1].get(), l[2].get(), l[3].get());
+        l[0].set(t0);
+        l[1].set(t1);
+        l[2].set(peer as u64 + 1);
+        l[3].set(mode as u64);
+        let same = ppeer == peer as u64 + 1 && pmode == mode as u64 && p1 != 0;
+        (same && t0 >= p1 && t0 - p1 <= p1 - p0).then(|| t0 - p0)
     }
 
     #[inline(always)]

@@ -30,15 +30,34 @@ const CMD_ORECV: u64 = 2;
 const CMD_DONE: u64 = 3;
 const CMD_LATE: u64 = 4;
 
-/// Waits `ticks` without sleeping. It yields the CPU while waiting: on a dedicated node
-/// that returns at once, on a loaded one it lets the kernel deliver the packets in flight
-/// (veth and loopback traffic is processed in softirq, which a spinning process starves
-/// until the next timer tick).
+/// Ticks of 10 µs, set when the clock's rate is known (0: never yield).
+static YIELD_MARGIN_TICKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Lets `busy_wait` yield the CPU while more than 10 µs of a delay remain.
+pub fn set_yield_margin() {
+    let ticks = 10_000.0 / crate::clock::ns_per_tick(crate::clock::hz());
+    YIELD_MARGIN_TICKS.store(ticks as u64, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Waits `ticks` without sleeping. The delay d of PRTT(n,d,s) must not overshoot (the
+/// overshoot would count as send overhead), so the last 10 µs are spun; before that the
+/// wait yields the CPU: on a dedicated node that returns at once, on a loaded one it lets
+/// the kernel deliver the packets in flight (veth and loopback traffic is processed in
+/// softirq, which a spinning process starves until the next timer tick).
 #[inline]
 fn busy_wait(ticks: u64) {
+    let margin = YIELD_MARGIN_TICKS.load(std::sync::atomic::Ordering::Relaxed);
     let t0 = now();
-    while now().wrapping_sub(t0) < ticks {
-        std::thread::yield_now();
+    loop {
+        let el = now().wrapping_sub(t0);
+        if el >= ticks {
+            break;
+        }
+        if margin > 0 && ticks - el > margin {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
     }
 }
 

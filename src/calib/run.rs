@@ -253,6 +253,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
             s.budget_ms()
         ));
     }
+    super::engine::set_yield_margin();
     let t0 = crate::clock::monotonic_raw_ns();
     let me = world.rank as u32;
     let mut code: i32 = 0; // 0 done, 1 over budget, 2 failed
