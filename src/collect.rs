@@ -2,7 +2,7 @@
 //! merge of such tables across ranks, and the report sections built from the merged table.
 use crate::clock;
 use crate::hooks::{REQ_CANCELLED, REQ_COMPLETED, REQ_FREED};
-use crate::intercept::{Func, FUNC_NAMES};
+use crate::intercept::FUNC_NAMES;
 use crate::stats::{self, split_key, Class, Mode};
 use loggp_report::bins::{hist_index, hist_mid, quantile, size_bin_range, HIST_BUCKETS};
 use loggp_report::{Bin, Passive, RankEntry, NOT_IMPLEMENTED};
@@ -175,29 +175,6 @@ pub fn rank_entry(
     e
 }
 
-/// Functions whose call duration is a sample of a message's mode: the initiating calls.
-fn initiates(f: u8) -> bool {
-    use Func::*;
-    const F: [Func; 15] = [
-        MPI_Send,
-        MPI_Ssend,
-        MPI_Bsend,
-        MPI_Rsend,
-        MPI_Isend,
-        MPI_Issend,
-        MPI_Ibsend,
-        MPI_Irsend,
-        MPI_Recv,
-        MPI_Irecv,
-        MPI_Mrecv,
-        MPI_Imrecv,
-        MPI_Sendrecv,
-        MPI_Sendrecv_replace,
-        MPI_Start,
-    ];
-    F.iter().any(|&x| x as u8 == f)
-}
-
 /// `passive[]`: per (peer class, mode) the call-duration bins of the initiating calls.
 pub fn passive(
     cells: &BTreeMap<CellKey, Cell>,
@@ -232,7 +209,7 @@ fn passive_bins(cells: &BTreeMap<CellKey, Cell>) -> Vec<Passive> {
     let mut groups: BTreeMap<(u8, u8), BTreeMap<u16, Cell>> = BTreeMap::new();
     for (&(f, m, cl, bin), c) in cells {
         let class = Class::from_u8(cl);
-        if !initiates(f)
+        if !crate::passive::initiates(f)
             || Mode::from_u8(m) == Mode::None
             || !matches!(class, Class::SelfRank | Class::IntraNode | Class::InterNode)
         {

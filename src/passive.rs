@@ -58,7 +58,8 @@ impl BinEnv {
     }
 }
 
-fn initiates(f: u8) -> bool {
+/// Functions whose call duration is a sample of a message's mode: the initiating calls.
+pub(crate) fn initiates(f: u8) -> bool {
     use Func::*;
     [
         MPI_Send,
