@@ -53,6 +53,8 @@ pub struct Blob {
     pub cells: Vec<(CellKey, Cell)>,
     pub warnings: Vec<String>,
     pub calibration: Vec<(loggp_report::CalibrationSet, loggp_report::Threshold)>,
+    #[serde(default)]
+    pub raw: Vec<loggp_report::RawSet>,
 }
 
 /// Per-function totals that missed the cell tables (full table, or no slot).

@@ -22,6 +22,7 @@ pub mod lifecycle;
 pub mod mpi;
 pub mod passive;
 pub mod peers;
+pub mod raw;
 pub mod requests;
 pub mod runtime;
 pub mod settings;

@@ -8,7 +8,7 @@ use crate::intercept::Func;
 use crate::mpi::{self, MPI_Comm};
 use crate::runtime::{self, fault, protect, say, Guard};
 use crate::{clock, peers, settings, stats};
-use loggp_report::{Calibration, Clock, Job, Report, Tool, NOT_IMPLEMENTED, SCHEMA};
+use loggp_report::{Calibration, Clock, Job, Report, Tool, SCHEMA};
 use std::collections::BTreeMap;
 use std::os::raw::{c_char, c_int};
 use std::sync::Mutex;
@@ -374,11 +374,15 @@ fn local_blob(j: &JobInfo, ns_per_tick: f64) -> Blob {
     let calibration = crate::calib::run::outcome()
         .map(|o| crate::calib::report::sets(&o, j.rank as u32, ns_per_tick))
         .unwrap_or_default();
+    let raw = crate::calib::run::outcome()
+        .map(|o| crate::calib::report::raw_sets(&o, j.rank as u32, ns_per_tick))
+        .unwrap_or_default();
     Blob {
         ranks: vec![entry],
         cells: cells.into_iter().collect(),
         warnings: vec![],
         calibration,
+        raw,
     }
 }
 
@@ -479,6 +483,7 @@ fn merge_blob(into: &mut Blob, from: Blob) {
     into.ranks.extend(from.ranks);
     into.warnings.extend(from.warnings);
     into.calibration.extend(from.calibration);
+    into.raw.extend(from.raw);
     let mut map: BTreeMap<CellKey, Cell> = std::mem::take(&mut into.cells).into_iter().collect();
     for (k, c) in from.cells {
         map.entry(k).or_default().merge(&c);
@@ -510,16 +515,32 @@ fn build_report(
         ));
     }
     let mut sections = BTreeMap::new();
-    for k in ["mpi_overhead", "calibration.raw"] {
-        sections.insert(k.to_string(), NOT_IMPLEMENTED.to_string());
-    }
-    let (calibration, mut thresholds) = calibration_section(blob.calibration, complete);
+    let (calibration, mut thresholds) = calibration_section(blob.calibration, blob.raw, complete);
+    let mpi_overhead = mpi_overhead(&calibration);
+    sections.insert(
+        "calibration.raw".into(),
+        if calibration.raw.is_empty() {
+            "none: no raw transport was planned (LOGGP_RAW=off, calibration off, or no pair)".into()
+        } else {
+            "done".into()
+        },
+    );
+    sections.insert(
+        "mpi_overhead".into(),
+        if mpi_overhead.is_empty() {
+            "none: no raw transport calibrated beside MPI".into()
+        } else {
+            "done".into()
+        },
+    );
     // Passive points are per-bin envelopes (robust aggregates of many calls), often one
     // per octave: a short look-ahead, so that a switch near the end of the sizes is seen.
     let det = crate::calib::fit::Detect {
         lookahead: 2,
         pfact: s.calibrate_pfact,
         rel_noise: 0.08,
+        // Two timer floors: a 10 ns step between 30 and 40 ns is resolution, not protocol.
+        abs_noise: 2.0 * clock::read_floor_ns(),
     };
     let (passive, learned) = collect::passive(&cells, &det);
     merge_passive_thresholds(&mut thresholds, &learned);
@@ -552,6 +573,8 @@ fn build_report(
                 source: clock::source().name().into(),
                 tsc_hz: (clock::source() != clock::Source::ClockGettime).then(|| 1e9 / ns_per_tick),
                 invariant: clock::invariant(),
+                read_floor_ns: (clock::source() != clock::Source::ClockGettime)
+                    .then(clock::read_floor_ns),
             },
             settings: settings::describe(s)
                 .into_iter()
@@ -563,7 +586,7 @@ fn build_report(
         ranks: blob.ranks,
         calibration,
         thresholds,
-        mpi_overhead: vec![],
+        mpi_overhead,
         model_check,
         sections,
         warnings,
@@ -615,8 +638,29 @@ fn merge_passive_thresholds(
 /// first pair that measured it (all pairs are listed in `pairs`).
 /// With `read_mpi_t` (the MPI_Finalize path only), each threshold gets the MPI's own
 /// setting read through MPI_T.
+/// MPI minus raw per peer class, against the MPI `send` set of the same class.
+fn mpi_overhead(c: &Calibration) -> Vec<loggp_report::MpiOverhead> {
+    let mut out = vec![];
+    for r in c.raw.iter().filter(|r| !r.ranges.is_empty()) {
+        if let Some(m) = c
+            .mpi
+            .iter()
+            .find(|m| m.peer_class == r.peer_class && m.mode == "send")
+        {
+            out.extend(crate::raw::overhead(
+                &r.peer_class,
+                &r.transport,
+                (&m.ranges, &m.points),
+                (&r.ranges, &r.points),
+            ));
+        }
+    }
+    out
+}
+
 fn calibration_section(
     mut sets: Vec<(loggp_report::CalibrationSet, loggp_report::Threshold)>,
+    mut raw: Vec<loggp_report::RawSet>,
     read_mpi_t: bool,
 ) -> (Calibration, Vec<loggp_report::Threshold>) {
     let o = crate::calib::run::outcome().unwrap_or_default();
@@ -643,7 +687,12 @@ fn calibration_section(
         duration_ns: (o.duration_ns > 0.0).then_some(o.duration_ns),
         pairs: o.pairs,
         mpi: sets.into_iter().map(|(s, _)| s).collect(),
-        raw: vec![],
+        raw: {
+            // One set per (transport, class): the first pair's, as for MPI.
+            let mut seen = std::collections::BTreeSet::new();
+            raw.retain(|r| seen.insert((r.transport.clone(), r.peer_class.clone())));
+            raw
+        },
     };
     (calibration, thresholds)
 }
@@ -743,6 +792,9 @@ extern "C" fn on_signal(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut libc::
         libc::SIGINT => "signal SIGINT",
         _ => "signal SIGHUP",
     };
+    // A shared-memory segment of the raw calibration, if the kill came in its short
+    // linked window: unlinked first (one syscall), so /dev/shm keeps nothing of ours.
+    crate::raw::shm::cleanup();
     // The interrupted thread may be inside an intercepted call (holding the reentry
     // guard); the handler makes no MPI call, so it does not need the guard.
     write_partial(name);

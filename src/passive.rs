@@ -311,6 +311,9 @@ pub mod tests {
         pub g_per_byte: f64,
         pub switch: u64,
         pub gap: f64,
+        /// Receive side: o_r + (s−1)·recv_copy_per_byte for messages that had arrived.
+        pub o_r: f64,
+        pub recv_copy_per_byte: f64,
     }
 
     impl Machine {
@@ -363,6 +366,14 @@ pub mod tests {
                     d *= 2.0 + 8.0 * rng.uniform();
                 }
                 add(&mut cells, (f, md, cl, size_bin(s)), s, d);
+                // The receiver: o_r for a message that had arrived; 5 % waited longer.
+                let mut r =
+                    (m.o_r + (s as f64 - 1.0) * m.recv_copy_per_byte) * (1.0 + 0.02 * rng.sym());
+                if rng.uniform() < 0.05 {
+                    r *= 2.0 + 8.0 * rng.uniform();
+                }
+                let rkey = (Func::MPI_Recv as u8, Mode::Recv as u8, cl, size_bin(s));
+                add(&mut cells, rkey, s, r);
                 if bursts && s <= m.switch {
                     let spacing = m.duration(s).max(m.gap) * (1.0 + 0.02 * rng.sym());
                     add(&mut cells, (BURST_GAP, md, cl, size_bin(s)), s, spacing);
@@ -390,6 +401,8 @@ pub mod tests {
         g_per_byte: 0.075,
         switch: 4040,
         gap: 900.0,
+        o_r: 120.0,
+        recv_copy_per_byte: 0.05,
     };
 
     fn rel(a: f64, b: f64) -> f64 {
@@ -438,6 +451,30 @@ pub mod tests {
                 rel(above.gap_per_byte_ns.unwrap(), M.g_per_byte) < 0.05,
                 "G {:?}",
                 above.gap_per_byte_ns
+            );
+            let recv = learn(
+                Mode::Recv,
+                &env[&(Class::IntraNode, Mode::Recv)],
+                &Detect {
+                    rel_noise: 0.05,
+                    ..Default::default()
+                },
+            );
+            let r0 = &recv.ranges[0];
+            let want = M.o_r + (r0.size_lo_bytes as f64 - 1.0) * M.recv_copy_per_byte;
+            assert!(
+                rel(r0.recv_overhead_ns.unwrap(), want) < 0.05,
+                "o_r {:?} vs {want}",
+                r0.recv_overhead_ns
+            );
+            assert_eq!(r0.send_overhead_ns, None);
+            assert!(
+                rel(
+                    recv.ranges.last().unwrap().gap_per_byte_ns.unwrap(),
+                    M.recv_copy_per_byte
+                ) < 0.05,
+                "receive-side per-byte cost {:?}",
+                recv.ranges.last().unwrap().gap_per_byte_ns
             );
             let (calls, err) = l.model_check.unwrap();
             assert_eq!(calls, 200 * sizes().len() as u64);

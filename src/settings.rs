@@ -34,6 +34,9 @@ pub struct Settings {
     pub calibrate_pfact: f64,
     /// Largest message size probed (None: 1 MiB quick, 16 MiB full).
     pub calibrate_max_bytes: Option<usize>,
+    /// Raw transports calibrated beneath MPI: None = auto (shm inside a node; verbs
+    /// across nodes where an RDMA device exists, else tcp); Some(empty) = off.
+    pub raw: Option<Vec<String>>,
     /// Testing aid: make the shim fail on purpose at one place (`comm_translate`,
     /// `finalize`), to check that a fault stops profiling and nothing else.
     pub inject_fault: Option<String>,
@@ -57,6 +60,7 @@ impl Default for Settings {
             calibrate_lookahead: 5,
             calibrate_pfact: 2.0,
             calibrate_max_bytes: None,
+            raw: None,
         }
     }
 }
@@ -77,6 +81,9 @@ impl Calibrate {
         }
     }
 }
+
+/// The raw transports `LOGGP_RAW` accepts.
+pub const RAW_TRANSPORTS: [&str; 3] = ["shm", "tcp", "verbs"];
 
 impl Settings {
     pub fn budget_ms(&self) -> u64 {
@@ -252,6 +259,26 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
             );
         }
     }
+    if let Some(v) = get("LOGGP_RAW") {
+        let list: Vec<String> = v
+            .split(',')
+            .map(|m| m.trim().to_ascii_lowercase())
+            .filter(|m| !m.is_empty())
+            .collect();
+        match list.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["auto"] => s.raw = None,
+            ["off"] => s.raw = Some(vec![]),
+            ref l if !l.is_empty() && l.iter().all(|m| RAW_TRANSPORTS.contains(m)) => {
+                s.raw = Some(list.clone())
+            }
+            _ => bad(
+                "LOGGP_RAW",
+                &v,
+                "auto, off, or a comma list of shm, tcp, verbs",
+                "auto".into(),
+            ),
+        }
+    }
     if let Some(v) = get("LOGGP_CALIBRATE_LOOKAHEAD") {
         match parse_range(&v, 1, 50) {
             Some(n) => s.calibrate_lookahead = n,
@@ -410,6 +437,17 @@ pub fn describe(s: &Settings) -> Vec<Described> {
             default: "1048576 (quick), 16777216 (full)".into(),
             value: s.max_bytes().to_string(),
             what: "largest message size the calibration probes",
+        },
+        Described {
+            name: "LOGGP_RAW",
+            accepts: "auto|off|shm,tcp,verbs",
+            default: "auto".into(),
+            value: match &s.raw {
+                None => "auto".into(),
+                Some(l) if l.is_empty() => "off".into(),
+                Some(l) => l.join(","),
+            },
+            what: "raw transports calibrated beneath MPI",
         },
         Described {
             name: "LOGGP_CALIBRATE_LOOKAHEAD",

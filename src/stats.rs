@@ -165,8 +165,12 @@ pub struct SlotHeader {
     pub overflow: [Totals; MAX_FUNCS],
     /// Request handles remembered by a Wait/Test variant across its PMPI_ call.
     pub scratch: [StdCell<u64>; SCRATCH_HANDLES],
-    /// The thread's previous send: start, end, peer world rank + 1 and mode (for bursts).
-    pub last_send: [StdCell<u64>; 4],
+    /// The thread's previous send: start, end, peer world rank + 1, mode and the record
+    /// sequence number after it (for bursts).
+    pub last_send: [StdCell<u64>; 5],
+    /// Records made by this thread (burst spacings excepted): two sends are back to back
+    /// only if no other intercepted call came between them.
+    pub seq: StdCell<u64>,
 }
 
 /// A thread's slot: a header and `cells` cells right after it in the mapping.
@@ -302,17 +306,24 @@ impl Slot {
     }
 
     /// Remembers this send and returns the spacing from the previous one's start when the
-    /// two were back to back to the same peer in the same mode: the idle time between them
-    /// shorter than the previous call itself (a burst, as in a flood test).
+    /// two were back to back to the same peer in the same mode: no other intercepted call
+    /// between them, and the idle time between them shorter than the previous call itself
+    /// (a burst, as in a flood test). A send–receive exchange is not a burst.
     #[inline(always)]
     pub fn burst_spacing(&self, peer: i32, mode: Mode, t0: u64, t1: u64) -> Option<u64> {
-        let l = &self.header().last_send;
-        let (p0, p1, ppeer, pmode) = (l[0].get(), l[1].get(), l[2].get(), l[3].get());
+        let h = self.header();
+        let l = &h.last_send;
+        let (p0, p1, ppeer, pmode, pseq) =
+            (l[0].get(), l[1].get(), l[2].get(), l[3].get(), l[4].get());
+        let seq = h.seq.get();
         l[0].set(t0);
         l[1].set(t1);
         l[2].set(peer as u64 + 1);
         l[3].set(mode as u64);
-        let same = ppeer == peer as u64 + 1 && pmode == mode as u64 && p1 != 0;
+        l[4].set(seq);
+        // This send's own record is the only one since the previous send's.
+        let adjacent = seq == pseq.wrapping_add(1);
+        let same = adjacent && ppeer == peer as u64 + 1 && pmode == mode as u64 && p1 != 0;
         (same && t0 >= p1 && t0 - p1 <= p1 - p0).then(|| t0 - p0)
     }
 
@@ -361,6 +372,10 @@ pub fn record(func: u8, mode: Mode, class: Class, size: u64, bytes: u64, ticks: 
         t.ticks.fetch_add(ticks, Relaxed);
         return;
     };
+    if func != crate::passive::BURST_GAP {
+        let h = slot.header();
+        h.seq.set(h.seq.get().wrapping_add(1));
+    }
     let key = make_key(func, mode, class, size_bin(size));
     match slot.find_or_claim(key) {
         Some(c) => {

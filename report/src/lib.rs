@@ -69,6 +69,9 @@ pub struct Clock {
     pub source: String,
     pub tsc_hz: Option<f64>,
     pub invariant: bool,
+    /// The shortest interval two successive counter reads report: the resolution of one
+    /// call's timing. Deviations below it are noise to the passive change detection.
+    pub read_floor_ns: Option<f64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

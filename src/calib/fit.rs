@@ -86,8 +86,10 @@ fn relative_line(pts: &[(f64, f64)]) -> Option<Line> {
     weighted_line(pts, |y| 1.0 / (y * y).max(1e-12))
 }
 
-fn rel_residual2(line: &Line, (x, y): (f64, f64)) -> f64 {
-    ((line.at(x) - y) / y.abs().max(1e-12)).powi(2)
+/// Squared residual relative to the value, or to `y_floor` where the value is smaller
+/// (below it a deviation is judged against the clock's resolution, not the value).
+fn rel_residual2(line: &Line, (x, y): (f64, f64), y_floor: f64) -> f64 {
+    ((line.at(x) - y) / y.abs().max(y_floor).max(1e-12)).powi(2)
 }
 
 /// Settings of the change detection.
@@ -99,6 +101,9 @@ pub struct Detect {
     pub pfact: f64,
     /// Relative noise below which deviations do not count (squared into the floor).
     pub rel_noise: f64,
+    /// Absolute noise (units of y) below which deviations do not count: the timer's
+    /// resolution, which dominates the relative noise for the shortest calls.
+    pub abs_noise: f64,
 }
 
 impl Default for Detect {
@@ -107,6 +112,7 @@ impl Default for Detect {
             lookahead: 5,
             pfact: 2.0,
             rel_noise: 0.03,
+            abs_noise: 0.0,
         }
     }
 }
@@ -125,6 +131,11 @@ pub fn detect_changes(pts: &[(f64, f64)], d: &Detect) -> Vec<(usize, usize)> {
         return if n == 0 { vec![] } else { vec![(0, n - 1)] };
     }
     let floor = d.rel_noise * d.rel_noise;
+    let y_floor = if d.rel_noise > 0.0 {
+        d.abs_noise / d.rel_noise
+    } else {
+        0.0
+    };
     let mut ranges = vec![];
     let mut last = 0;
     let mut cur = 2;
@@ -134,7 +145,10 @@ pub fn detect_changes(pts: &[(f64, f64)], d: &Detect) -> Vec<(usize, usize)> {
             break;
         };
         // Drop single outliers from the base fit (4 × the median relative residual).
-        let mut r2: Vec<f64> = seg.iter().map(|&p| rel_residual2(&line, p)).collect();
+        let mut r2: Vec<f64> = seg
+            .iter()
+            .map(|&p| rel_residual2(&line, p, y_floor))
+            .collect();
         let mut sorted = r2.clone();
         sorted.sort_by(f64::total_cmp);
         let cut = (16.0 * sorted[sorted.len() / 2]).max(floor);
@@ -147,7 +161,10 @@ pub fn detect_changes(pts: &[(f64, f64)], d: &Detect) -> Vec<(usize, usize)> {
         if kept.len() >= 3 && kept.len() < seg.len() {
             if let Some(l) = relative_line(&kept) {
                 line = l;
-                r2 = kept.iter().map(|&p| rel_residual2(&line, p)).collect();
+                r2 = kept
+                    .iter()
+                    .map(|&p| rel_residual2(&line, p, y_floor))
+                    .collect();
             }
         }
         let dof = (r2.len() as f64 - 2.0).max(1.0);
@@ -155,7 +172,8 @@ pub fn detect_changes(pts: &[(f64, f64)], d: &Detect) -> Vec<(usize, usize)> {
         // lsq with one more point > pfact × base  <=>  its residual² > base·(pfact(dof+1) − dof)
         let limit = base * (d.pfact * (dof + 1.0) - dof);
         let ahead = d.lookahead.min(n - 1 - cur);
-        let changed = ahead > 0 && (1..=ahead).all(|j| rel_residual2(&line, pts[cur + j]) > limit);
+        let changed =
+            ahead > 0 && (1..=ahead).all(|j| rel_residual2(&line, pts[cur + j], y_floor) > limit);
         if changed {
             ranges.push((last, cur));
             last = cur + 1;

@@ -1,6 +1,6 @@
 //! The calibration's results in the report's units and shapes.
 use super::run::{ModeResult, Outcome};
-use loggp_report::{CalibrationSet, Point, Range, Threshold};
+use loggp_report::{CalibrationSet, Point, Range, RawSet, Threshold};
 
 /// This client's calibration sets and thresholds, in ns.
 pub fn sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<(CalibrationSet, Threshold)> {
@@ -14,6 +14,27 @@ pub fn sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<(CalibrationSet, Thre
     o.modes
         .iter()
         .map(|m| one(m, class.name(), pair, ns_per_tick))
+        .collect()
+}
+
+/// This client's raw-transport sets (with the status of those that did not run).
+pub fn raw_sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<RawSet> {
+    let Some(class) = o.class else { return vec![] };
+    if !o.pairs.iter().any(|p| p[0] == me) {
+        return vec![];
+    }
+    o.raw
+        .iter()
+        .map(|r| {
+            let (set, _) = one(&r.result, class.name(), [me, me], ns_per_tick);
+            RawSet {
+                transport: r.transport.clone(),
+                peer_class: class.name().into(),
+                status: r.status.clone(),
+                ranges: set.ranges,
+                points: set.points,
+            }
+        })
         .collect()
 }
 

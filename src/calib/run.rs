@@ -17,6 +17,7 @@ const CTRL_TAG: c_int = 0x1067;
 const DATA_TAG: c_int = 0x1068;
 const MODE_BEGIN: u64 = 0x100;
 const FINISH: u64 = 0x200;
+const RAW_BEGIN: u64 = 0x300;
 
 /// A protocol range in ticks (converted to ns in the report).
 #[derive(Clone, Debug, Default)]
@@ -54,7 +55,17 @@ pub struct Outcome {
     pub pairs: Vec<[u32; 2]>,
     pub class: Option<Class>,
     pub modes: Vec<ModeResult>,
+    /// Raw transports beneath MPI (clients only).
+    pub raw: Vec<RawResult>,
     pub warnings: Vec<String>,
+}
+
+/// One raw transport's calibration between the pair, or why there is none.
+#[derive(Clone, Debug, Default)]
+pub struct RawResult {
+    pub transport: String,
+    pub status: String,
+    pub result: ModeResult,
 }
 
 static OUTCOME: Mutex<Option<Outcome>> = Mutex::new(None);
@@ -278,6 +289,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
                 lookahead: s.calibrate_lookahead,
                 pfact: s.calibrate_pfact,
                 rel_noise: 0.03,
+                abs_noise: 0.0,
             };
             let deadline = t0 + budget_ns;
             for mode in MODES.iter().filter(|m| modes.iter().any(|x| x == *m)) {
@@ -315,14 +327,43 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
                     }
                 }
             }
+            // The raw transports, with what is left of the budget.
+            let same_host = out.class == Some(Class::IntraNode);
+            for (name, how) in crate::raw::plan(s.raw.as_deref(), same_host) {
+                let mut r = RawResult {
+                    transport: name.into(),
+                    ..Default::default()
+                };
+                match how {
+                    Err(why) => r.status = why,
+                    Ok(_) if code != 0 => {
+                        r.status = "skipped: the MPI calibration did not complete".into()
+                    }
+                    Ok(id) => {
+                        let (status, m, stop) =
+                            raw_client(&mut ctl, id, max_size, &sizes, n, reps, &det, deadline);
+                        r.status = status;
+                        r.result = m;
+                        if let Some(Stop::Budget(w)) = stop {
+                            code = 1;
+                            why = format!("raw {name}: {w}");
+                        }
+                    }
+                }
+                out.raw.push(r);
+            }
             ctl.send_words(&[FINISH, 0, 0, 0]);
         } else {
+            let same_host = class_of_world(world, peer as i32) == Class::IntraNode;
             while let Some(w) = ctl.recv_words() {
-                if w[0] != MODE_BEGIN {
-                    break;
+                match w[0] {
+                    MODE_BEGIN => {
+                        let mut t = mk(MODES.get(w[1] as usize).copied().unwrap_or("send"));
+                        serve(&mut t, &mut ctl);
+                    }
+                    RAW_BEGIN => raw_server(&mut ctl, w[1], max_size, same_host),
+                    _ => break,
                 }
-                let mut t = mk(MODES.get(w[1] as usize).copied().unwrap_or("send"));
-                serve(&mut t, &mut ctl);
             }
         }
     }
@@ -359,6 +400,86 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
             if worst == 0 { "done" } else { "stopped" },
             out.duration_ns / 1e6
         ));
+    }
+}
+
+/// Client side of one raw transport: connect over the control channel, run the same
+/// probes as for MPI, tear down. Returns the status, the result and why it stopped.
+#[allow(clippy::too_many_arguments)]
+fn raw_client(
+    ctl: &mut MpiControl,
+    id: u64,
+    max_size: usize,
+    sizes: &[usize],
+    n: u64,
+    reps: u64,
+    det: &Detect,
+    deadline: u64,
+) -> (String, ModeResult, Option<Stop>) {
+    let name = crate::raw::name(id);
+    if crate::clock::monotonic_raw_ns() > deadline {
+        return (
+            "skipped: the calibration budget was spent".into(),
+            ModeResult::default(),
+            None,
+        );
+    }
+    if !ctl.send_words(&[RAW_BEGIN, id, 0, 0]) {
+        return (
+            "failed: control message failed".into(),
+            ModeResult::default(),
+            None,
+        );
+    }
+    static ATTEMPT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let attempt = ATTEMPT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    fn probe<T: Transport>(
+        t: &mut T,
+        ctl: &mut MpiControl,
+        name: &str,
+        sizes: &[usize],
+        (n, reps): (u64, u64),
+        det: &Detect,
+        deadline: u64,
+    ) -> (ModeResult, Option<Stop>) {
+        let mut c = Client { t, ctl };
+        let r = calibrate_mode(&mut c, name, sizes, n, reps, det, deadline);
+        c.done();
+        r
+    }
+    let (m, stop) = match id {
+        crate::raw::SHM => match crate::raw::shm::connect_client(ctl, max_size, attempt) {
+            Ok(mut t) => probe(&mut t, ctl, name, sizes, (n, reps), det, deadline),
+            Err(e) => return (format!("failed: {e}"), ModeResult::default(), None),
+        },
+        _ => match crate::raw::tcp::connect_client(ctl, max_size) {
+            Ok(mut t) => probe(&mut t, ctl, name, sizes, (n, reps), det, deadline),
+            Err(e) => return (format!("failed: {e}"), ModeResult::default(), None),
+        },
+    };
+    let status = match &stop {
+        None => "done".to_string(),
+        Some(Stop::Budget(w)) => {
+            format!("failed: over the calibration budget ({w}); the sizes measured are kept")
+        }
+        Some(Stop::Failed(w)) => format!("failed: {w}"),
+    };
+    (status, m, stop)
+}
+
+/// Server side of one raw transport.
+fn raw_server(ctl: &mut MpiControl, id: u64, max_size: usize, same_host: bool) {
+    match id {
+        crate::raw::SHM => {
+            if let Ok(mut t) = crate::raw::shm::connect_server(ctl, max_size) {
+                serve(&mut t, ctl);
+            }
+        }
+        _ => {
+            if let Ok(mut t) = crate::raw::tcp::connect_server(ctl, max_size, same_host) {
+                serve(&mut t, ctl);
+            }
+        }
     }
 }
 

@@ -1,0 +1,163 @@
+//! Raw transports beneath MPI (issue 5): shared memory between the intra-node pair, the
+//! MPI-minus-raw overheads, and nothing left in /dev/shm — after a normal job and after one
+//! killed during its calibration. TCP between two namespace hosts is in topology.rs.
+mod common;
+use common::*;
+use loggp_report::Report;
+use std::process::Command;
+
+fn leftovers() -> Vec<String> {
+    std::fs::read_dir("/dev/shm")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("loggp."))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn job(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Report {
+    let dir = scratch(name);
+    let prog = compile(mpi, "init_only.c", &[]);
+    let report = dir.join("r.json");
+    let mut r = Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap());
+    for (k, v) in env {
+        r = r.env(k, v);
+    }
+    let o = run(mpi, &r, &prog, &[], &dir);
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+    read_report(&report)
+}
+
+/// Both MPIs: the shm set is measured, MPI's o_s over shared memory exceeds the raw
+/// channel's, and the per-parameter differences are reported for every common range.
+#[test]
+fn shm_beneath_mpi_and_the_overhead_it_reveals() {
+    for mpi in BOTH {
+        let r = job(mpi, &[], &format!("raw_shm_{}", mpi.name()));
+        let shm = r
+            .calibration
+            .raw
+            .iter()
+            .find(|x| x.transport == "shm")
+            .unwrap_or_else(|| panic!("{}: no shm set", mpi.name()));
+        assert_eq!(shm.peer_class, "intra_node");
+        assert_eq!(shm.status, "done", "{}", mpi.name());
+        assert!(!shm.ranges.is_empty() && shm.points.len() >= 20);
+        let first = &shm.ranges[0];
+        for v in [
+            first.send_overhead_ns,
+            first.recv_overhead_ns,
+            first.latency_ns,
+            first.gap_ns,
+        ] {
+            assert!(v.unwrap() > 0.0, "{}: {first:?}", mpi.name());
+        }
+        assert_eq!(r.sections["calibration.raw"], "done");
+        assert_eq!(r.sections["mpi_overhead"], "done");
+        let o: Vec<_> = r
+            .mpi_overhead
+            .iter()
+            .filter(|o| o.transport == "shm" && o.peer_class == "intra_node")
+            .collect();
+        assert!(!o.is_empty());
+        // Contiguous cover of the sizes both measured.
+        for w in o.windows(2) {
+            assert_eq!(w[0].size_hi_bytes + 1, w[1].size_lo_bytes);
+        }
+        // MPI's smallest-message send overhead is above the raw channel's.
+        let ds = o[0].send_overhead_ns.unwrap();
+        eprintln!("{}: MPI − shm: {:?}", mpi.name(), o);
+        assert!(ds > 0.0, "{}: MPI o_s − shm o_s = {ds}", mpi.name());
+        // What one side does not have stays null, never guessed: the first MPI range of a
+        // set with a latency has one, so the delta is a number.
+        assert!(o[0].latency_ns.is_some());
+    }
+    assert!(
+        leftovers().is_empty(),
+        "left in /dev/shm: {:?}",
+        leftovers()
+    );
+}
+
+#[test]
+fn raw_off_and_unavailable_transports_say_why() {
+    let r = job(Mpi::OpenMpi, &[("LOGGP_RAW", "off")], "raw_off");
+    assert!(r.calibration.raw.is_empty());
+    assert!(r.sections["calibration.raw"].starts_with("none:"));
+    assert!(r.mpi_overhead.is_empty());
+    // Asked for verbs and shm explicitly: shm runs, verbs says why not.
+    let r = job(Mpi::OpenMpi, &[("LOGGP_RAW", "shm,verbs")], "raw_verbs");
+    let verbs = r
+        .calibration
+        .raw
+        .iter()
+        .find(|x| x.transport == "verbs")
+        .expect("verbs is never silently absent");
+    assert!(
+        verbs.status.starts_with("unavailable: "),
+        "{}",
+        verbs.status
+    );
+    if !std::path::Path::new("/sys/class/infiniband").exists() {
+        eprintln!("verbs integration SKIPPED: no RDMA device (/sys/class/infiniband absent)");
+        assert!(verbs.status.contains("no RDMA device"));
+    }
+    assert!(verbs.ranges.is_empty());
+    // tcp over loopback between the intra-node pair, when asked.
+    let r = job(
+        Mpi::OpenMpi,
+        &[("LOGGP_RAW", "tcp"), ("LOGGP_CALIBRATE_BUDGET_MS", "20000")],
+        "raw_tcp_loopback",
+    );
+    let tcp = &r.calibration.raw[0];
+    assert_eq!(
+        (tcp.transport.as_str(), tcp.status.as_str()),
+        ("tcp", "done")
+    );
+}
+
+/// A job killed (SIGTERM through the launcher) while it calibrates leaves no segment.
+#[test]
+fn no_segment_left_after_a_kill_during_calibration() {
+    let dir = scratch("raw_killed");
+    let prog = compile(Mpi::OpenMpi, "init_only.c", &[]);
+    for delay in ["0.6", "1.2", "2.0"] {
+        let o = Command::new("timeout")
+            .args([
+                "-s",
+                "TERM",
+                "-k",
+                "10",
+                delay,
+                Mpi::OpenMpi.mpirun(),
+                "-np",
+                "2",
+            ])
+            .args([
+                "-x",
+                "LD_PRELOAD",
+                "-x",
+                "LOGGP_CALIBRATE",
+                "-x",
+                "LOGGP_RAW",
+            ])
+            .arg(&prog)
+            .env("LD_PRELOAD", Mpi::OpenMpi.shim())
+            .env("LOGGP_CALIBRATE", "full")
+            .env("LOGGP_RAW", "shm")
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "the job was to be killed at {delay} s");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(
+            leftovers().is_empty(),
+            "after a kill at {delay} s: {:?}",
+            leftovers()
+        );
+    }
+}
