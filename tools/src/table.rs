@@ -1,0 +1,135 @@
+//! One table model, rendered as terminal text (`show`, `diff`) and as HTML (`html`).
+
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    pub title: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    /// A line under the table (what the columns mean, what is missing).
+    pub note: Option<String>,
+}
+
+impl Table {
+    pub fn new(title: impl Into<String>, header: &[&str]) -> Table {
+        Table {
+            title: title.into(),
+            header: header.iter().map(|h| h.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    /// Fixed-width text: the first column left-aligned, the others right-aligned.
+    pub fn text(&self) -> String {
+        let n = self.header.len();
+        let mut w: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        for r in &self.rows {
+            for (i, c) in r.iter().enumerate().take(n) {
+                w[i] = w[i].max(c.chars().count());
+            }
+        }
+        let line = |cells: &[String]| {
+            let mut s = String::from("  ");
+            for (i, c) in cells.iter().enumerate().take(n) {
+                let pad = w[i].saturating_sub(c.chars().count());
+                if i == 0 {
+                    s += c;
+                    s += &" ".repeat(pad);
+                } else {
+                    s += "  ";
+                    s += &" ".repeat(pad);
+                    s += c;
+                }
+            }
+            s.trim_end().to_string() + "\n"
+        };
+        let mut o = format!("\n{}\n", self.title);
+        o += &line(&self.header);
+        for r in &self.rows {
+            o += &line(r);
+        }
+        if let Some(n) = &self.note {
+            o += &format!("  ({n})\n");
+        }
+        o
+    }
+
+    pub fn html(&self) -> String {
+        let mut o = format!("<h2>{}</h2>\n<table>\n<tr>", esc(&self.title));
+        for h in &self.header {
+            o += &format!("<th>{}</th>", esc(h));
+        }
+        o += "</tr>\n";
+        for r in &self.rows {
+            o += "<tr>";
+            for c in r {
+                o += &format!("<td>{}</td>", esc(c));
+            }
+            o += "</tr>\n";
+        }
+        o += "</table>\n";
+        if let Some(n) = &self.note {
+            o += &format!("<p class=\"note\">{}</p>\n", esc(n));
+        }
+        o
+    }
+}
+
+/// Escapes text for HTML and SVG.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+pub fn fmt_ns(v: Option<f64>) -> String {
+    match v {
+        None => "—".into(),
+        Some(ns) if !ns.is_finite() => "—".into(),
+        Some(ns) if ns.abs() >= 1e9 => format!("{:.2} s", ns / 1e9),
+        Some(ns) if ns.abs() >= 1e6 => format!("{:.2} ms", ns / 1e6),
+        Some(ns) if ns.abs() >= 1e3 => format!("{:.2} µs", ns / 1e3),
+        Some(ns) => format!("{ns:.0} ns"),
+    }
+}
+
+pub fn fmt_per_byte(v: Option<f64>) -> String {
+    match v {
+        Some(g) if g.is_finite() => format!("{g:.4}"),
+        _ => "—".into(),
+    }
+}
+
+pub fn fmt_bytes(b: u64) -> String {
+    match b {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} B"),
+    }
+}
+
+pub fn fmt_span(lo: u64, hi: u64) -> String {
+    format!("{lo}..{hi}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_aligns_and_html_escapes() {
+        let mut t = Table::new("T", &["size", "o_s"]);
+        t.row(vec!["1..4040".into(), "<5 ns".into()]);
+        t.row(vec!["4041..1048576".into(), "—".into()]);
+        let s = t.text();
+        assert!(s.contains("  size             o_s\n"), "{s}");
+        assert!(s.contains("  1..4040        <5 ns\n"), "{s}");
+        assert!(t.html().contains("<td>&lt;5 ns</td>"));
+        assert_eq!(fmt_ns(Some(f64::NAN)), "—");
+    }
+}
