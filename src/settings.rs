@@ -89,7 +89,7 @@ impl Settings {
     pub fn budget_ms(&self) -> u64 {
         self.calibrate_budget_ms.unwrap_or(match self.calibrate {
             Calibrate::Full => 60_000,
-            _ => 1000,
+            _ => 2000,
         })
     }
     pub fn max_bytes(&self) -> usize {
@@ -234,7 +234,7 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
                 "LOGGP_CALIBRATE_BUDGET_MS",
                 &v,
                 "milliseconds from 10 to 3600000",
-                "1000 (quick), 60000 (full)".into(),
+                "2000 (quick), 60000 (full)".into(),
             ),
         }
     }
@@ -420,7 +420,7 @@ pub fn describe(s: &Settings) -> Vec<Described> {
         Described {
             name: "LOGGP_CALIBRATE_BUDGET_MS",
             accepts: "10..3600000",
-            default: "1000 (quick), 60000 (full)".into(),
+            default: "2000 (quick), 60000 (full)".into(),
             value: s.budget_ms().to_string(),
             what: "wall-time cap of the calibration",
         },
