@@ -240,18 +240,41 @@ pub fn learn(mode: Mode, bins: &[BinEnv], det: &Detect) -> Learned {
         });
         lines.push((a, b, line));
     }
-    // Brackets at each boundary. The main one is where the envelope jumps most above the
-    // left range's line, in ns: an eager-to-rendezvous switch adds a handshake (a round
-    // trip) to every call, other switches (a change of copy path) far less.
+    // Brackets at each boundary the change detection found.
+    for w in idx.windows(2) {
+        out.brackets
+            .push((bins[w[0].1].largest, bins[w[1].0].smallest));
+    }
+    // The main bracket is where the envelope jumps most, in ns, between neighbouring bins:
+    // an eager-to-rendezvous switch adds a handshake (a round trip) to every call, other
+    // switches (a change of copy path) far less. It is looked for between every pair of
+    // neighbours, not only at the detected boundaries, so that a noisy range (one the
+    // detection could not split) cannot hide it. A jump counts when the right side is at
+    // least 1.5 × the prediction. The right side is the smaller of the next
+    // two bins (one slow bin is not a switch); the left side is what its range's line
+    // predicts at the right bin's size, or the left bin's own envelope if more.
+    let line_of = |i: usize| {
+        lines
+            .iter()
+            .find(|(a, b, _)| (*a..=*b).contains(&i))
+            .and_then(|x| x.2)
+    };
     let mut best = (0.0, None);
-    for (k, w) in idx.windows(2).enumerate() {
-        let (l, r) = (&bins[w[0].1], &bins[w[1].0]);
-        let br = (l.largest, r.smallest);
-        out.brackets.push(br);
-        let expected = lines[k].2.map(|line| line.at(r.size())).unwrap_or(l.env);
-        let jump = r.env - expected;
-        if jump > best.0 {
-            best = (jump, Some(br));
+    for i in 0..bins.len().saturating_sub(1) {
+        let right = match bins.get(i + 2) {
+            Some(n) => bins[i + 1].env.min(n.env),
+            None => bins[i + 1].env,
+        };
+        let predicted = line_of(i)
+            .map(|l| l.at(bins[i + 1].size()))
+            .unwrap_or(0.0)
+            .max(bins[i].env);
+        let jump = right - predicted;
+        // A protocol switch, not noise: at least half as much again as predicted, and
+        // above the timer's resolution.
+        let significant = right > 1.5 * predicted && jump > 2.0 * det.abs_noise;
+        if significant && jump > best.0 {
+            best = (jump, Some((bins[i].largest, bins[i + 1].smallest)));
         }
     }
     out.main_bracket = best.1;

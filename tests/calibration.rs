@@ -7,16 +7,7 @@ use common::*;
 use loggp_report::Report;
 
 fn calibrated(mpi: Mpi, np: usize, env: &[(&str, &str)], name: &str) -> Report {
-    let dir = scratch(name);
-    let prog = compile(mpi, "init_only.c", &[]);
-    let report = dir.join("r.json");
-    let mut r = Run::new(np, true).env("LOGGP_REPORT", report.to_str().unwrap());
-    for (k, v) in env {
-        r = r.env(k, v);
-    }
-    let o = run(mpi, &r, &prog, &[], &dir);
-    assert!(o.status.success(), "{name}: {}", stderr(&o));
-    read_report(&report)
+    report_of(mpi, np, "init_only.c", env, name)
 }
 
 fn threshold<'a>(r: &'a Report, class: &str, mode: &str) -> &'a loggp_report::Threshold {

@@ -5,20 +5,7 @@ use common::*;
 use loggp_report::Report;
 
 fn job(mpi: Mpi, src: &str, env: &[(&str, &str)], name: &str) -> Report {
-    job_np(mpi, 2, src, env, name)
-}
-
-fn job_np(mpi: Mpi, np: usize, src: &str, env: &[(&str, &str)], name: &str) -> Report {
-    let dir = scratch(name);
-    let prog = compile(mpi, src, &[]);
-    let report = dir.join("r.json");
-    let mut r = Run::new(np, true).env("LOGGP_REPORT", report.to_str().unwrap());
-    for (k, v) in env {
-        r = r.env(k, v);
-    }
-    let o = run(mpi, &r, &prog, &[], &dir);
-    assert!(o.status.success(), "{name}: {}", stderr(&o));
-    read_report(&report)
+    report_of(mpi, 2, src, env, name)
 }
 
 /// A blocking exchange whose receiver computes before receiving (tests/c/exchange.c):
@@ -212,7 +199,7 @@ fn passive_overheads_against_the_calibration() {
 
 #[test]
 fn four_ranks_learn_every_pair() {
-    let r = job_np(Mpi::OpenMpi, 4, "exchange.c", &[], "passive_4");
+    let r = report_of(Mpi::OpenMpi, 4, "exchange.c", &[], "passive_4");
     for mode in ["send", "recv"] {
         let p = r
             .passive

@@ -18,16 +18,7 @@ fn leftovers() -> Vec<String> {
 }
 
 fn job(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Report {
-    let dir = scratch(name);
-    let prog = compile(mpi, "init_only.c", &[]);
-    let report = dir.join("r.json");
-    let mut r = Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap());
-    for (k, v) in env {
-        r = r.env(k, v);
-    }
-    let o = run(mpi, &r, &prog, &[], &dir);
-    assert!(o.status.success(), "{name}: {}", stderr(&o));
-    read_report(&report)
+    report_of(mpi, 2, "init_only.c", env, name)
 }
 
 /// Both MPIs: the shm set is measured, MPI's o_s over shared memory exceeds the raw

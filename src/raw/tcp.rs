@@ -32,24 +32,31 @@ impl TcpTransport {
     }
 
     fn read_exact(&mut self, lo: usize, hi: usize) -> bool {
-        let mut at = lo;
-        let t0 = std::time::Instant::now();
-        while at < hi {
-            match self.sock.read(&mut self.rbuf[at..hi]) {
-                Ok(0) => return false,
-                Ok(n) => at += n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    if t0.elapsed() > STALL {
-                        return false;
-                    }
-                    std::thread::yield_now();
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => return false,
-            }
-        }
-        true
+        let (sock, buf) = (&mut self.sock, &mut self.rbuf);
+        all_of(hi - lo, |at| sock.read(&mut buf[lo + at..hi]))
     }
+}
+
+/// Runs a non-blocking transfer of `len` bytes to its end: `step(done)` moves some and
+/// says how many; would-block yields the CPU; the peer silent for `STALL` is a failure.
+fn all_of(len: usize, mut step: impl FnMut(usize) -> std::io::Result<usize>) -> bool {
+    let mut at = 0;
+    let t0 = std::time::Instant::now();
+    while at < len {
+        match step(at) {
+            Ok(0) => return false,
+            Ok(n) => at += n,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                if t0.elapsed() > STALL {
+                    return false;
+                }
+                std::thread::yield_now();
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+    true
 }
 
 impl Transport for TcpTransport {
@@ -58,23 +65,8 @@ impl Transport for TcpTransport {
             return false;
         }
         self.sbuf[..8].copy_from_slice(&(size as u64).to_le_bytes());
-        let mut at = 0;
-        let t0 = std::time::Instant::now();
-        while at < size + 8 {
-            match self.sock.write(&self.sbuf[at..size + 8]) {
-                Ok(0) => return false,
-                Ok(n) => at += n,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    if t0.elapsed() > STALL {
-                        return false;
-                    }
-                    std::thread::yield_now();
-                }
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(_) => return false,
-            }
-        }
-        true
+        let (sock, buf) = (&mut self.sock, &self.sbuf);
+        all_of(size + 8, |at| sock.write(&buf[at..size + 8]))
     }
     fn recv(&mut self, size: usize) -> bool {
         size + 8 <= self.rbuf.len()

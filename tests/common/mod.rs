@@ -263,3 +263,18 @@ pub fn assert_counts(report: &Report, expect: &BTreeMap<String, (u64, u64)>, ign
     diffs.dedup();
     assert!(diffs.is_empty(), "counts differ:\n{}", diffs.join("\n"));
 }
+
+/// Compiles `src`, runs it on `np` ranks with the shim and `env`, expects success, and
+/// returns its report.
+pub fn report_of(mpi: Mpi, np: usize, src: &str, env: &[(&str, &str)], name: &str) -> Report {
+    let dir = scratch(name);
+    let prog = compile(mpi, src, &[]);
+    let report = dir.join("r.json");
+    let mut r = Run::new(np, true).env("LOGGP_REPORT", report.to_str().unwrap());
+    for (k, v) in env {
+        r = r.env(k, v);
+    }
+    let o = run(mpi, &r, &prog, &[], &dir);
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+    read_report(&report)
+}

@@ -12,15 +12,6 @@ fn main() {
         std::process::exit(1)
     });
     let n: u32 = a[2].parse().expect("a rank count");
-    let base = r.ranks[0].clone();
-    r.ranks = (0..n)
-        .map(|i| loggp_report::RankEntry {
-            rank: i,
-            host: format!("node{:04}", i / 64),
-            time_in_mpi_ns: base.time_in_mpi_ns * (1.0 + (i % 17) as f64 / 10.0),
-            ..base.clone()
-        })
-        .collect();
-    r.job.ranks = n;
+    r = loggp_tools::synth::many_ranks(&r, n);
     std::fs::write(&a[3], serde_json::to_vec_pretty(&r).expect("encodes")).expect("writes");
 }

@@ -5,4 +5,5 @@ pub mod html;
 pub mod plot;
 pub mod run;
 pub mod show;
+pub mod synth;
 pub mod table;

@@ -1,7 +1,7 @@
 //! The `loggp` command on reports the real shim wrote under both MPIs (fixtures/) and on
 //! hand-made edge cases: golden text for `show`, SVG and HTML checked for their series and
 //! labels, errors as one line, the HTML page rendered in headless Chromium.
-use loggp_report::{read, RankEntry, Report, SCHEMA};
+use loggp_report::{read, Report, SCHEMA};
 use loggp_tools::{diff, html, plot, show};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -47,18 +47,7 @@ fn empty() -> Report {
 }
 
 fn many_ranks(n: u32) -> Report {
-    let mut r = fixture("openmpi_demo");
-    let base = r.ranks[0].clone();
-    r.ranks = (0..n)
-        .map(|i| RankEntry {
-            rank: i,
-            host: format!("node{:04}", i / 64),
-            time_in_mpi_ns: base.time_in_mpi_ns * (1.0 + (i % 17) as f64 / 10.0),
-            ..base.clone()
-        })
-        .collect();
-    r.job.ranks = n;
-    r
+    loggp_tools::synth::many_ranks(&fixture("openmpi_demo"), n)
 }
 
 #[test]
