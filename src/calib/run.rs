@@ -340,11 +340,10 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
                         r.status = "skipped: the MPI calibration did not complete".into()
                     }
                     Ok(id) => {
-                        let (status, m, stop) =
+                        let (status, m) =
                             raw_client(&mut ctl, id, max_size, &sizes, n, reps, &det, deadline);
                         // A raw transport over the budget is its own status; the MPI
                         // calibration before it stays complete.
-                        let _ = stop;
                         r.status = status;
                         r.result = m;
                     }
@@ -403,7 +402,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
 }
 
 /// Client side of one raw transport: connect over the control channel, run the same
-/// probes as for MPI, tear down. Returns the status, the result and why it stopped.
+/// probes as for MPI, tear down. Returns the status and the result.
 #[allow(clippy::too_many_arguments)]
 fn raw_client(
     ctl: &mut MpiControl,
@@ -414,20 +413,18 @@ fn raw_client(
     reps: u64,
     det: &Detect,
     deadline: u64,
-) -> (String, ModeResult, Option<Stop>) {
+) -> (String, ModeResult) {
     let name = crate::raw::name(id);
     if crate::clock::monotonic_raw_ns() > deadline {
         return (
             "skipped: the calibration budget was spent".into(),
             ModeResult::default(),
-            None,
         );
     }
     if !ctl.send_words(&[RAW_BEGIN, id, 0, 0]) {
         return (
             "failed: control message failed".into(),
             ModeResult::default(),
-            None,
         );
     }
     static ATTEMPT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -449,11 +446,11 @@ fn raw_client(
     let (m, stop) = match id {
         crate::raw::SHM => match crate::raw::shm::connect_client(ctl, max_size, attempt) {
             Ok(mut t) => probe(&mut t, ctl, name, sizes, (n, reps), det, deadline),
-            Err(e) => return (format!("failed: {e}"), ModeResult::default(), None),
+            Err(e) => return (format!("failed: {e}"), ModeResult::default()),
         },
         _ => match crate::raw::tcp::connect_client(ctl, max_size) {
             Ok(mut t) => probe(&mut t, ctl, name, sizes, (n, reps), det, deadline),
-            Err(e) => return (format!("failed: {e}"), ModeResult::default(), None),
+            Err(e) => return (format!("failed: {e}"), ModeResult::default()),
         },
     };
     let status = match &stop {
@@ -463,7 +460,7 @@ fn raw_client(
         }
         Some(Stop::Failed(w)) => format!("failed: {w}"),
     };
-    (status, m, stop)
+    (status, m)
 }
 
 /// Server side of one raw transport.

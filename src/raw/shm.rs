@@ -10,14 +10,12 @@
 use crate::calib::engine::{Control, Transport};
 use std::ffi::CString;
 use std::sync::atomic::{AtomicU64, Ordering::*};
-use std::sync::Mutex;
 
 /// How long a send or receive waits for its peer before it gives up (the peer died).
 const STALL_NS: u64 = 30_000_000_000;
 const LINE: usize = 64;
 
-/// The name of a segment that exists right now, for the signal handler.
-static LIVE: Mutex<Option<CString>> = Mutex::new(None);
+/// 1 while a segment's name is linked and held in `LIVE_NAME`, for the signal handler.
 static LIVE_FOR_SIGNAL: AtomicU64 = AtomicU64::new(0);
 /// The name's bytes for the signal handler (no allocation or lock there).
 static mut LIVE_NAME: [u8; 64] = [0; 64];
@@ -43,9 +41,6 @@ fn set_live(name: Option<&CString>) {
             }
             LIVE_FOR_SIGNAL.store(1, Release);
         }
-    }
-    if let Ok(mut l) = LIVE.lock() {
-        *l = name.cloned();
     }
 }
 
@@ -251,7 +246,8 @@ pub fn unlink(name: &CString) {
 
 /// The segment's name for this client: unique per process and attempt.
 pub fn segment_name(pid: u32, attempt: u64) -> CString {
-    CString::new(format!("/loggp.{pid}.{attempt}")).expect("no NUL in a formatted name")
+    // Digits and dots only: never a NUL, so never the empty fallback.
+    CString::new(format!("/loggp.{pid}.{attempt}")).unwrap_or_default()
 }
 
 /// Ring size for messages up to `max` bytes: room for two whole messages, a power of two.

@@ -238,7 +238,7 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
                 .collect(),
             line: false,
         }];
-        for (i, x) in set.ranges.iter().enumerate() {
+        for x in &set.ranges {
             if let (Some(g), Some(gg)) = (x.gap_ns, x.gap_per_byte_ns) {
                 series.push(Series {
                     name: format!("fit {}..{}", x.size_lo_bytes, x.size_hi_bytes),
@@ -246,7 +246,6 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
                     line: true,
                 });
             }
-            let _ = i;
         }
         let switches: Vec<(f64, String)> = set
             .ranges
