@@ -58,23 +58,47 @@ fn weighted_line(pts: &[(f64, f64)], w: impl Fn(f64) -> f64) -> Option<Line> {
 /// Least squares that ignores single outliers: fit, drop the points whose residual is
 /// above 4 × the median absolute residual (and above 1 % of the value), fit again.
 pub fn robust_line(pts: &[(f64, f64)]) -> Option<Line> {
-    let first = least_squares(pts)?;
+    robust(pts, false)
+}
+
+/// [`robust_line`] with every point weighted by its relative error (residuals judged
+/// relative too). For the calibration's ranges: controlled measurements of one quantity,
+/// G_all(s), at sizes spaced geometrically over decades, where unweighted the largest
+/// sizes alone decide the intercept and g (the line at 1 byte) can come out negative from
+/// one noisy megabyte point. Not for the passive envelopes, whose bins may mix calls of
+/// different kinds (an empty reply beside megabyte messages) that relative weights would
+/// let dominate.
+pub fn robust_relative_line(pts: &[(f64, f64)]) -> Option<Line> {
+    robust(pts, true)
+}
+
+fn robust(pts: &[(f64, f64)], relative: bool) -> Option<Line> {
+    let fit = |p: &[(f64, f64)]| {
+        if relative {
+            relative_line(p)
+        } else {
+            least_squares(p)
+        }
+    };
+    let first = fit(pts)?;
     if pts.len() < 5 {
         return Some(first);
     }
-    let mut res: Vec<f64> = pts.iter().map(|&(x, y)| (y - first.at(x)).abs()).collect();
+    let scale = |y: f64| if relative { y.abs().max(1e-12) } else { 1.0 };
+    let res_of = |(x, y): (f64, f64)| (y - first.at(x)).abs() / scale(y);
+    let mut res: Vec<f64> = pts.iter().map(|&p| res_of(p)).collect();
     res.sort_by(f64::total_cmp);
     let mad = res[res.len() / 2];
     let kept: Vec<(f64, f64)> = pts
         .iter()
         .copied()
         .filter(|&(x, y)| {
-            let r = (y - first.at(x)).abs();
-            r <= 4.0 * mad || r <= 0.01 * y.abs()
+            let r = res_of((x, y));
+            r <= 4.0 * mad || r * scale(y) <= 0.01 * y.abs()
         })
         .collect();
     if kept.len() >= 3 && kept.len() < pts.len() {
-        least_squares(&kept)
+        fit(&kept)
     } else {
         Some(first)
     }

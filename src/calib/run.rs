@@ -4,7 +4,7 @@
 //! each switch to the byte by bisection. Results stay on the client until MPI_Finalize,
 //! where they travel to rank 0 with the statistics.
 use super::engine::{late_delay, measure_point, serve, Client, Control, PointTicks, Transport};
-use super::fit::{detect_changes, robust_line, summarize, Detect, Line};
+use super::fit::{detect_changes, robust_line, robust_relative_line, summarize, Detect, Line};
 use crate::mpi::{self, MPI_Comm};
 use crate::peers::{class_of_world, World};
 use crate::runtime::say;
@@ -663,7 +663,7 @@ fn closer_to(left: &Line, right: &Line, x: f64, v: f64) -> bool {
 
 fn range_of(pts: &[PointTicks], n: u64) -> RangeTicks {
     let gall: Vec<(f64, f64)> = pts.iter().map(|p| (p.size as f64, p.gap_all(n))).collect();
-    let line = robust_line(&gall).unwrap_or(Line {
+    let line = robust_relative_line(&gall).unwrap_or(Line {
         intercept: 0.0,
         slope: 0.0,
     });
