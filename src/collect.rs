@@ -3,9 +3,9 @@
 use crate::clock;
 use crate::hooks::{REQ_CANCELLED, REQ_COMPLETED, REQ_FREED};
 use crate::intercept::FUNC_NAMES;
-use crate::stats::{self, split_key, Class, Mode};
-use loggp_report::bins::{hist_index, hist_mid, quantile, size_bin_range, HIST_BUCKETS};
-use loggp_report::{Bin, Passive, RankEntry, NOT_IMPLEMENTED};
+use crate::stats::{self, split_key, Mode};
+use loggp_report::bins::{hist_index, hist_mid, HIST_BUCKETS};
+use loggp_report::RankEntry;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -175,83 +175,6 @@ pub fn rank_entry(
     e.records_without_histogram = dropped;
     e.time_in_mpi_ns = e.calls.values().map(|c| c.time_ns).sum();
     e
-}
-
-/// `passive[]`: per (peer class, mode) the call-duration bins of the initiating calls.
-pub fn passive(
-    cells: &BTreeMap<CellKey, Cell>,
-    det: &crate::calib::fit::Detect,
-) -> (
-    Vec<Passive>,
-    BTreeMap<(Class, Mode), crate::passive::Learned>,
-) {
-    let learned: BTreeMap<(Class, Mode), crate::passive::Learned> =
-        crate::passive::envelopes(cells)
-            .into_iter()
-            .map(|(k, bins)| (k, crate::passive::learn(k.1, &bins, det)))
-            .collect();
-    let sets = passive_bins(cells)
-        .into_iter()
-        .map(|mut p| {
-            let key = learned
-                .keys()
-                .find(|(c, m)| c.name() == p.peer_class && m.name() == p.mode)
-                .copied();
-            if let Some(l) = key.and_then(|k| learned.get(&k)) {
-                p.ranges = l.ranges.clone();
-                p.ranges_status = None;
-            }
-            p
-        })
-        .collect();
-    (sets, learned)
-}
-
-fn passive_bins(cells: &BTreeMap<CellKey, Cell>) -> Vec<Passive> {
-    let mut groups: BTreeMap<(u8, u8), BTreeMap<u16, Cell>> = BTreeMap::new();
-    for (&(f, m, cl, bin), c) in cells {
-        let class = Class::from_u8(cl);
-        if !crate::passive::initiates(f)
-            || Mode::from_u8(m) == Mode::None
-            || !matches!(class, Class::SelfRank | Class::IntraNode | Class::InterNode)
-        {
-            continue;
-        }
-        groups
-            .entry((cl, m))
-            .or_default()
-            .entry(bin)
-            .or_default()
-            .merge(c);
-    }
-    groups
-        .into_iter()
-        .map(|((cl, m), bins)| Passive {
-            peer_class: Class::from_u8(cl).name().into(),
-            mode: Mode::from_u8(m).name().into(),
-            ranges: vec![],
-            ranges_status: Some(NOT_IMPLEMENTED.into()),
-            bins: bins
-                .into_iter()
-                .map(|(bin, c)| {
-                    let (lo, hi) = size_bin_range(bin);
-                    Bin {
-                        size_lo_bytes: lo,
-                        size_hi_bytes: hi,
-                        smallest_bytes: c.min_size,
-                        largest_bytes: c.max_size,
-                        count: c.count,
-                        min_ns: Some(c.min_ns),
-                        // A bucket midpoint can sit below the exact minimum: clamp.
-                        p10_ns: quantile(&c.hist, 0.10).map(|q| q.max(c.min_ns)),
-                        p50_ns: quantile(&c.hist, 0.50).map(|q| q.max(c.min_ns)),
-                        p90_ns: quantile(&c.hist, 0.90).map(|q| q.max(c.min_ns)),
-                        mean_ns: Some(c.time_ns / c.count as f64),
-                    }
-                })
-                .collect(),
-        })
-        .collect()
 }
 
 /// The rank's clock rate, refined over the run.

@@ -515,8 +515,7 @@ fn build_report(
         ));
     }
     let mut sections = BTreeMap::new();
-    let (calibration, mut thresholds) = calibration_section(blob.calibration, blob.raw, complete);
-    let mpi_overhead = mpi_overhead(&calibration);
+    let (calibration, thresholds) = calibration_section(blob.calibration, blob.raw, complete);
     sections.insert(
         "calibration.raw".into(),
         if calibration.raw.is_empty() {
@@ -525,33 +524,14 @@ fn build_report(
             "done".into()
         },
     );
-    sections.insert(
-        "mpi_overhead".into(),
-        if mpi_overhead.is_empty() {
-            "none: no raw transport calibrated beside MPI".into()
-        } else {
-            "done".into()
-        },
-    );
-    // Passive points are per-bin envelopes (robust aggregates of many calls), often one
-    // per octave: a short look-ahead, so that a switch near the end of the sizes is seen.
-    let det = crate::calib::fit::Detect {
-        lookahead: 2,
-        pfact: s.calibrate_pfact,
-        rel_noise: 0.08,
-        // Two timer floors: a 10 ns step between 30 and 40 ns is resolution, not protocol.
-        abs_noise: 2.0 * clock::read_floor_ns(),
-    };
-    let (passive, learned) = collect::passive(&cells, &det);
-    merge_passive_thresholds(&mut thresholds, &learned);
-    let model_check = crate::passive::model_checks(&learned);
+    let passive = crate::passive::sets(&cells);
     sections.insert("calibration".into(), calibration.status.clone());
     sections.insert("passive.bins".into(), "done".into());
     sections.insert("passive.ranges".into(), "done".into());
     sections.insert("model_check".into(), "done".into());
     sections.insert("thresholds.passive".into(), "done".into());
     sections.insert("ranks".into(), "done".into());
-    Report {
+    let mut report = Report {
         schema: SCHEMA.into(),
         tool: Tool {
             name: "loggp".into(),
@@ -586,78 +566,26 @@ fn build_report(
         ranks: blob.ranks,
         calibration,
         thresholds,
-        mpi_overhead,
-        model_check,
         sections,
         warnings,
-    }
-}
-
-/// The passive bracket of each send mode's main switch beside the active threshold of
-/// the same (peer class, mode), or as an entry of its own.
-fn merge_passive_thresholds(
-    thresholds: &mut Vec<loggp_report::Threshold>,
-    learned: &BTreeMap<(crate::stats::Class, crate::stats::Mode), crate::passive::Learned>,
-) {
-    use crate::stats::Mode;
-    for ((class, mode), l) in learned {
-        if !matches!(
-            mode,
-            Mode::Send
-                | Mode::Ssend
-                | Mode::Bsend
-                | Mode::Rsend
-                | Mode::Isend
-                | Mode::Issend
-                | Mode::Ibsend
-                | Mode::Irsend
-        ) {
-            continue;
-        }
-        let Some((lo, hi)) = l.main_bracket else {
-            continue;
-        };
-        let pos = thresholds
-            .iter()
-            .position(|t| t.peer_class == class.name() && t.mode == mode.name());
-        let i = pos.unwrap_or_else(|| {
-            thresholds.push(loggp_report::Threshold {
-                peer_class: class.name().into(),
-                mode: mode.name().into(),
-                ..Default::default()
-            });
-            thresholds.len() - 1
-        });
-        let t = &mut thresholds[i];
-        t.passive_lo_bytes = Some(lo);
-        t.passive_hi_bytes = Some(hi);
-    }
+        ..Default::default()
+    };
+    // The estimates: ranges, intervals, MPI − raw, brackets, model check (the model crate,
+    // the same code `loggp refit` runs offline).
+    loggp_model::estimate(&mut report, &crate::calib::run::model_settings());
+    let overhead_status = if report.mpi_overhead.is_empty() {
+        "none: no raw transport calibrated beside MPI".to_string()
+    } else {
+        "done".to_string()
+    };
+    report.sections.insert("mpi_overhead".into(), overhead_status);
+    report
 }
 
 /// The calibration section: the agreed status, and per (peer class, mode) the set of the
 /// first pair that measured it (all pairs are listed in `pairs`).
-/// With `read_mpi_t` (the MPI_Finalize path only), each threshold gets the MPI's own
-/// setting read through MPI_T.
-/// MPI minus raw per peer class, against the MPI `send` set of the same class.
-fn mpi_overhead(c: &Calibration) -> Vec<loggp_report::MpiOverhead> {
-    let mut out = vec![];
-    for r in c.raw.iter().filter(|r| !r.ranges.is_empty()) {
-        if let Some(m) = c
-            .mpi
-            .iter()
-            .find(|m| m.peer_class == r.peer_class && m.mode == "send")
-        {
-            out.extend(crate::raw::overhead(
-                &r.peer_class,
-                &r.transport,
-                (&m.ranges, &m.points),
-                (&r.ranges, &r.points),
-            ));
-        }
-    }
-    out
-}
-
+/// With `read_mpi_t` (the MPI_Finalize path only), each threshold gets the setting of the
+/// component that carries its traffic.
 fn calibration_section(
     mut sets: Vec<(loggp_report::CalibrationSet, loggp_report::Threshold)>,
     mut raw: Vec<loggp_report::RawSet>,
@@ -669,13 +597,33 @@ fn calibration_section(
     sets.retain(|(s, _)| seen.insert((s.peer_class.clone(), s.mode.clone())));
     let mut thresholds: Vec<loggp_report::Threshold> =
         sets.iter().map(|(_, t)| t.clone()).collect();
-    if read_mpi_t {
-        let classes: Vec<String> = thresholds.iter().map(|t| t.peer_class.clone()).collect();
+    if read_mpi_t && !thresholds.is_empty() {
+        let keys: Vec<(String, String)> = thresholds
+            .iter()
+            .map(|t| (t.peer_class.clone(), t.mode.clone()))
+            .collect();
         for (t, v) in thresholds
             .iter_mut()
-            .zip(crate::calib::mpit::eager_limit_cvars(&classes))
+            .zip(crate::calib::knob::settings_in_use(&keys))
         {
-            t.mpi_t = v.map(|(name, value)| loggp_report::MpiT { name, value });
+            match v {
+                Ok(s) => {
+                    if s.source == "MPI_T" {
+                        t.mpi_t = s.value.map(|value| loggp_report::MpiT {
+                            name: s.name.clone(),
+                            value,
+                        });
+                    }
+                    t.setting = Some(s);
+                }
+                Err(why) => {
+                    let n = format!("setting: {why}");
+                    t.note = Some(match t.note.take() {
+                        Some(x) => format!("{x}; {n}"),
+                        None => n,
+                    });
+                }
+            }
         }
     }
     let calibration = Calibration {
@@ -686,6 +634,7 @@ fn calibration_section(
         },
         duration_ns: (o.duration_ns > 0.0).then_some(o.duration_ns),
         pairs: o.pairs,
+        disturbance: o.disturbance,
         mpi: sets.into_iter().map(|(s, _)| s).collect(),
         raw: {
             // One set per (transport, class): the first pair's, as for MPI.

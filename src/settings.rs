@@ -30,8 +30,8 @@ pub struct Settings {
     /// Send modes calibrated (None: the mode's default).
     pub calibrate_modes: Option<Vec<String>>,
     /// Change detection: points looked ahead and growth factor (hoefler2007 §3.5).
-    pub calibrate_lookahead: usize,
-    pub calibrate_pfact: f64,
+    /// Scales the segmentation's price of a protocol range (1: the criterion as it is).
+    pub model_penalty: f64,
     /// Largest message size probed (None: 1 MiB quick, 16 MiB full).
     pub calibrate_max_bytes: Option<usize>,
     /// Raw transports calibrated beneath MPI: None = auto (shm inside a node; verbs
@@ -57,8 +57,7 @@ impl Default for Settings {
             calibrate: Calibrate::Quick,
             calibrate_budget_ms: None,
             calibrate_modes: None,
-            calibrate_lookahead: 5,
-            calibrate_pfact: 2.0,
+            model_penalty: 1.0,
             calibrate_max_bytes: None,
             raw: None,
         }
@@ -279,30 +278,27 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
             ),
         }
     }
-    if let Some(v) = get("LOGGP_CALIBRATE_LOOKAHEAD") {
-        match parse_range(&v, 1, 50) {
-            Some(n) => s.calibrate_lookahead = n,
-            None => bad(
-                "LOGGP_CALIBRATE_LOOKAHEAD",
-                &v,
-                "an integer from 1 to 50",
-                "5".into(),
-            ),
+    let mut retired = vec![];
+    for old in ["LOGGP_CALIBRATE_LOOKAHEAD", "LOGGP_CALIBRATE_PFACT"] {
+        if let Some(v) = get(old) {
+            retired.push(format!(
+                "loggp: {old}={v:?} is no longer used (the look-ahead change detection was replaced by an optimal segmentation); ignored — LOGGP_MODEL_PENALTY scales its price of a range"
+            ));
         }
     }
-    if let Some(v) = get("LOGGP_CALIBRATE_PFACT") {
+    if let Some(v) = get("LOGGP_MODEL_PENALTY") {
         match v
             .trim()
             .parse::<f64>()
             .ok()
-            .filter(|f| (1.05..=1000.0).contains(f))
+            .filter(|f| (0.25..=10.0).contains(f))
         {
-            Some(f) => s.calibrate_pfact = f,
+            Some(f) => s.model_penalty = f,
             None => bad(
-                "LOGGP_CALIBRATE_PFACT",
+                "LOGGP_MODEL_PENALTY",
                 &v,
-                "a number from 1.05 to 1000",
-                "2.0".into(),
+                "a number from 0.25 to 10",
+                "1".into(),
             ),
         }
     }
@@ -328,6 +324,7 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
             ),
         }
     }
+    errors.extend(retired);
     (s, errors)
 }
 
@@ -450,18 +447,11 @@ pub fn describe(s: &Settings) -> Vec<Described> {
             what: "raw transports calibrated beneath MPI",
         },
         Described {
-            name: "LOGGP_CALIBRATE_LOOKAHEAD",
-            accepts: "1..50",
-            default: "5".into(),
-            value: s.calibrate_lookahead.to_string(),
-            what: "protocol-change detection: points looked ahead",
-        },
-        Described {
-            name: "LOGGP_CALIBRATE_PFACT",
-            accepts: "1.05..1000",
-            default: "2.0".into(),
-            value: s.calibrate_pfact.to_string(),
-            what: "protocol-change detection: deviation growth factor",
+            name: "LOGGP_MODEL_PENALTY",
+            accepts: "0.25..10",
+            default: "1".into(),
+            value: s.model_penalty.to_string(),
+            what: "scales the segmentation's price of a protocol range (higher: fewer ranges)",
         },
         Described {
             name: "LOGGP_PARTIAL",

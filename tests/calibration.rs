@@ -39,6 +39,9 @@ fn openmpi_vader_eager_limit_found_and_moves_with_the_setting() {
             (mpi_t.name.as_str(), mpi_t.value),
             ("btl_vader_eager_limit", limit)
         );
+        let setting = t.setting.as_ref().expect("the setting in use");
+        assert_eq!(setting.component, "pml ob1, btl vader");
+        assert_eq!(t.active_exact, Some(true));
         // The ranges split at the switch, with the protocol on each side.
         let set = &r.calibration.mpi[0];
         let eager = set
@@ -103,7 +106,126 @@ fn mpich_ucx_rndv_thresh_moves_the_switch() {
             );
         }
         assert_eq!(t.mpi_t, None, "MPICH has no MPI_T eager limit for UCX");
+        let setting = t.setting.as_ref().expect("UCX's setting");
+        assert_eq!((setting.component.as_str(), setting.name.as_str()), ("ucx", "UCX_RNDV_THRESH"));
+        assert_eq!(setting.value, thresh, "{setting:?}");
     }
+}
+
+/// The switches of one set: the last size of every range but the last.
+fn switches(r: &Report) -> Vec<u64> {
+    let set = &r.calibration.mpi[0];
+    set.ranges[..set.ranges.len().saturating_sub(1)]
+        .iter()
+        .map(|x| x.size_hi_bytes)
+        .collect()
+}
+
+/// Open MPI's shared-memory send has exactly three protocol ranges (ground truth §1): the
+/// 256-byte switch of ob1's send path over vader (see README), the eager limit, and
+/// rendezvous above. Ten quick calibrations: exactly those two switches in at least 9.
+#[test]
+fn openmpi_vader_has_exactly_two_switches_in_9_of_10_calibrations() {
+    let mut good = 0;
+    let mut seen = vec![];
+    for i in 0..10 {
+        let r = calibrated(Mpi::OpenMpi, 2, &[("LOGGP_RAW", "off")], &format!("calib_two_{i}"));
+        let w = switches(&r);
+        if w.len() == 2 && (192..=264).contains(&w[0]) && (3968..=4096).contains(&w[1]) {
+            good += 1;
+        }
+        seen.push(w);
+    }
+    assert!(good >= 9, "exactly two switches in {good} of 10: {seen:?}");
+    // The eager limit moves with its setting; the 256-byte switch stays.
+    let mut moved = 0;
+    let mut seen = vec![];
+    for i in 0..3 {
+        let r = calibrated(
+            Mpi::OpenMpi,
+            2,
+            &[("LOGGP_RAW", "off"), ("OMPI_MCA_btl_vader_eager_limit", "8192")],
+            &format!("calib_two_8192_{i}"),
+        );
+        let w = switches(&r);
+        if w.len() == 2 && (192..=264).contains(&w[0]) && (8064..=8192).contains(&w[1]) {
+            moved += 1;
+        }
+        seen.push(w);
+    }
+    assert!(moved >= 2, "at 8192: {seen:?}");
+}
+
+const PML_UCX: [(&str, &str); 3] = [
+    ("OMPI_MCA_pml", "ucx"),
+    ("OMPI_MCA_pml_ucx_tls", "any"),
+    ("OMPI_MCA_pml_ucx_devices", "any"),
+];
+
+/// Open MPI's pml ucx: blocking sends switch at UCX's threshold for them, the cross-check
+/// names UCX's variable (never vader's), and a numeric UCX_RNDV_THRESH moves the switch.
+#[test]
+fn openmpi_pml_ucx_switch_follows_ucx_and_the_cross_check_names_it() {
+    for thresh in [None, Some(16384i64)] {
+        let th = thresh.map(|t| t.to_string()).unwrap_or_default();
+        let mut env: Vec<(&str, &str)> = PML_UCX.to_vec();
+        env.push(("LOGGP_RAW", "off"));
+        if thresh.is_some() {
+            env.push(("UCX_RNDV_THRESH", &th));
+        }
+        let r = calibrated(Mpi::OpenMpi, 2, &env, &format!("calib_pml_ucx_{th}"));
+        assert_eq!(r.calibration.status, "done");
+        let t = threshold(&r, "intra_node", "send");
+        let limit = thresh.unwrap_or(262144);
+        let found = t.active_bytes.expect("a switch") as i64;
+        assert!((limit - 128..=limit).contains(&found), "limit {limit}: found {found}");
+        assert_eq!(t.mpi_t, None, "vader carries no traffic under pml ucx: {:?}", t.mpi_t);
+        let s = t.setting.as_ref().expect("UCX's setting");
+        assert_eq!(s.component, "pml ucx");
+        assert_eq!(s.value, Some(limit), "{s:?}");
+        let want = if thresh.is_some() { "UCX_RNDV_THRESH" } else { "UCX_RNDV_SEND_NBR_THRESH" };
+        assert_eq!(s.name, want);
+    }
+}
+
+/// Two CPU-bound processes beside the job on this 2-core machine: the calibration either
+/// finds the right switch or says it was disturbed — never a wrong switch as exact.
+#[test]
+fn under_load_a_switch_is_right_or_marked_disturbed() {
+    struct Load(Vec<std::process::Child>);
+    impl Drop for Load {
+        fn drop(&mut self) {
+            for c in &mut self.0 {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
+    }
+    let spin = || {
+        std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap()
+    };
+    let load = Load(vec![spin(), spin()]);
+    for i in 0..2 {
+        let r = calibrated(Mpi::OpenMpi, 2, &[("LOGGP_RAW", "off")], &format!("calib_load_{i}"));
+        assert!(
+            r.calibration.disturbance.is_some() && r.calibration.status.contains("disturbed"),
+            "a loaded machine is seen: {} / {:?}",
+            r.calibration.status,
+            r.calibration.disturbance
+        );
+        for t in &r.thresholds {
+            if let Some(b) = t.active_bytes {
+                assert_ne!(t.active_exact, Some(true), "disturbed, yet exact: {t:?}");
+                if let (Some(lo), Some(hi)) = (t.active_lo_bytes, t.active_hi_bytes) {
+                    assert!(lo <= b && b <= hi);
+                }
+            }
+        }
+    }
+    drop(load);
 }
 
 #[test]

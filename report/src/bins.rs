@@ -89,6 +89,32 @@ pub fn quantile(hist: &[(u16, u64)], q: f64) -> Option<f64> {
     hist.last().map(|&(i, _)| hist_mid(i as usize))
 }
 
+/// A 95 % interval of the q-quantile of a sparse histogram: the buckets holding the
+/// order statistics of ranks `n·q ∓ 1.96·√(n·q·(1−q))` (the distribution-free interval of
+/// a quantile), from the low one's lower edge to the high one's upper edge, so the
+/// buckets' own width is inside it.
+pub fn quantile_ci(hist: &[(u16, u64)], q: f64) -> Option<[f64; 2]> {
+    let n: u64 = hist.iter().map(|&(_, c)| c).sum();
+    if n == 0 {
+        return None;
+    }
+    let nf = n as f64;
+    let half = 1.96 * (nf * q * (1.0 - q)).sqrt();
+    let lo_rank = ((nf * q - half).floor() as u64).clamp(1, n);
+    let hi_rank = ((nf * q + half).ceil() as u64).clamp(1, n);
+    let at = |rank: u64| {
+        let mut seen = 0u64;
+        for &(idx, c) in hist {
+            seen += c;
+            if seen >= rank {
+                return hist_range(idx as usize);
+            }
+        }
+        hist.last().map(|&(i, _)| hist_range(i as usize)).unwrap_or((0, 0))
+    };
+    Some([at(lo_rank).0 as f64, at(hi_rank).1 as f64])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,6 +28,10 @@ pub struct Report {
     pub thresholds: Vec<Threshold>,
     pub mpi_overhead: Vec<MpiOverhead>,
     pub model_check: Vec<ModelCheck>,
+    /// The estimator and its settings that produced the ranges, intervals and brackets
+    /// (`loggp refit` can redo them with others).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub model: BTreeMap<String, String>,
     /// For each array section, whether it is filled ("done") or why not.
     pub sections: BTreeMap<String, String>,
     pub warnings: Vec<String>,
@@ -121,6 +125,10 @@ pub struct Calibration {
     pub status: String,
     pub duration_ns: Option<f64>,
     pub pairs: Vec<[u32; 2]>,
+    /// Set when the probes were disturbed (the ranks were preempted while measuring):
+    /// what was seen, and that the switches are then not exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disturbance: Option<String>,
     pub mpi: Vec<CalibrationSet>,
     pub raw: Vec<RawSet>,
 }
@@ -135,6 +143,9 @@ pub struct CalibrationSet {
     pub n: u64,
     /// PRTT(1,0,s) probes spent locating the switches by bisection.
     pub bisection_probes: u64,
+    /// Each switch located to the byte by bisection: the last size of its range.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub switches_bytes: Vec<u64>,
     pub ranges: Vec<Range>,
     pub points: Vec<Point>,
 }
@@ -145,6 +156,11 @@ pub struct RawSet {
     pub transport: String,
     pub peer_class: String,
     pub status: String,
+    /// The n of PRTT(n, d, s) (0 in reports before 0.2: 16 was used).
+    pub n: u64,
+    /// Switches located to the byte by bisection (see CalibrationSet).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub switches_bytes: Vec<u64>,
     pub ranges: Vec<Range>,
     pub points: Vec<Point>,
 }
@@ -160,7 +176,16 @@ pub struct Range {
     pub gap_ns: Option<f64>,
     pub gap_per_byte_ns: Option<f64>,
     pub latency_ns: Option<f64>,
+    /// 95 % intervals of the parameters above, `[lo, hi]`; null where the parameter is.
+    pub send_overhead_ns_ci: Option<[f64; 2]>,
+    pub recv_overhead_ns_ci: Option<[f64; 2]>,
+    pub gap_ns_ci: Option<[f64; 2]>,
+    pub gap_per_byte_ns_ci: Option<[f64; 2]>,
+    pub latency_ns_ci: Option<[f64; 2]>,
     pub fit_rms_ns: Option<f64>,
+    /// How the parameters and their intervals were estimated (method and source).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub samples: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -190,6 +215,17 @@ pub struct Point {
     pub delay_ns: Option<f64>,
     pub delay_fallback: bool,
     pub repetitions: u64,
+    /// Every repetition of each probe (the medians above are theirs): the bootstrap of
+    /// the intervals resamples them. Absent in reports of loggp before 0.2.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prtt_1_0_reps_ns: Vec<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prtt_n_0_reps_ns: Vec<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prtt_n_d_reps_ns: Vec<f64>,
+    /// The server's timed receives (n − 1 per repetition).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub recv_overhead_reps_ns: Vec<f64>,
     /// Whether a send of this size waited for a receiver that came late: true for a
     /// synchronous or rendezvous protocol, false for eager.
     pub send_waits_for_receiver: Option<bool>,
@@ -222,6 +258,24 @@ pub struct Bin {
     pub p50_ns: Option<f64>,
     pub p90_ns: Option<f64>,
     pub mean_ns: Option<f64>,
+    /// The lower envelope the passive estimates use: the 10th percentile of the
+    /// initiating call, plus that of the completion call for nonblocking modes, with its
+    /// 95 % interval (order statistics of the histograms).
+    pub envelope_ns: Option<f64>,
+    pub envelope_ns_ci: Option<[f64; 2]>,
+    /// Median of the same (start + completion), for the model check.
+    pub envelope_p50_ns: Option<f64>,
+    /// Spacing of back-to-back sends to one peer: how many, and its lower envelope.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub burst_gaps: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_gap_ns: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst_gap_ns_ci: Option<[f64; 2]>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -233,6 +287,39 @@ pub struct Threshold {
     pub passive_lo_bytes: Option<u64>,
     pub passive_hi_bytes: Option<u64>,
     pub mpi_t: Option<MpiT>,
+    /// The setting that governs this switch, read from the component that carries the
+    /// pair's traffic (Open MPI's btl through MPI_T, or UCX's own configuration).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub setting: Option<Setting>,
+    /// False when the probes were disturbed and `active_bytes` is not exact: the switch
+    /// then lies in `[active_lo_bytes, active_hi_bytes]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_exact: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_lo_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_hi_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Why the traffic gave no passive bracket, or what it is worth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passive_note: Option<String>,
+}
+
+/// A configuration value of the MPI stack, named as its component names it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct Setting {
+    /// The component that carries the traffic: "btl vader", "btl tcp", "pml ucx", "ucx".
+    pub component: String,
+    /// The variable: `btl_vader_eager_limit`, `UCX_RNDV_THRESH`, ...
+    pub name: String,
+    /// Its value in bytes, where it is a number.
+    pub value: Option<i64>,
+    /// Its value as the component prints it (e.g. "auto").
+    pub text: String,
+    /// Where it was read: "MPI_T", "UCX configuration (ucp_config_print)".
+    pub source: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -256,6 +343,15 @@ pub struct MpiOverhead {
     pub latency_ns: Option<f64>,
     pub gap_ns: Option<f64>,
     pub gap_per_byte_ns: Option<f64>,
+    /// 95 % intervals (bootstrap of both sides' repetitions).
+    pub send_overhead_ns_ci: Option<[f64; 2]>,
+    pub recv_overhead_ns_ci: Option<[f64; 2]>,
+    pub latency_ns_ci: Option<[f64; 2]>,
+    pub gap_ns_ci: Option<[f64; 2]>,
+    pub gap_per_byte_ns_ci: Option<[f64; 2]>,
+    /// Why a parameter is null, where one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

@@ -7,7 +7,7 @@
 //! receive overhead o_r is timed on the server: after the first message of a burst it
 //! waits d (so the next has surely arrived) and times each of the other n−1 receives.
 //! Everything is kept in ticks of the shim's clock and turned into ns for the report.
-use super::fit::{summarize, Summary};
+use loggp_model::stats::{summarize, Summary};
 use crate::clock::now;
 
 /// Moves messages of a given size between the two sides of a pair.
@@ -29,6 +29,9 @@ const CMD_PRTT: u64 = 1;
 const CMD_ORECV: u64 = 2;
 const CMD_DONE: u64 = 3;
 const CMD_LATE: u64 = 4;
+
+/// Receive timings the server returns per size (quick: 5 × 15, full: 9 × 15 are taken).
+pub const MAX_RECV_SAMPLES: usize = 160;
 
 /// Ticks of 10 µs, set when the clock's rate is known (0: never yield).
 static YIELD_MARGIN_TICKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -98,8 +101,9 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
         Some(out)
     }
 
-    /// The server's receive overhead for size s: median, min and spread in ticks.
-    pub fn recv_overhead(&mut self, n: u64, d: u64, s: usize, reps: u64) -> Option<Summary> {
+    /// The server's receive overhead for size s: its timed receives (ticks, sorted; at
+    /// most `MAX_RECV_SAMPLES`) and their summary.
+    pub fn recv_overhead(&mut self, n: u64, d: u64, s: usize, reps: u64) -> Option<(Summary, Vec<f64>)> {
         if !self
             .ctl
             .send_words(&[CMD_ORECV | d << 8, n, s as u64, reps])
@@ -117,12 +121,20 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
             }
         }
         let w = self.ctl.recv_words()?;
-        Some(Summary {
+        let sm = Summary {
             median: f64::from_bits(w[0]),
             min: f64::from_bits(w[1]),
             iqr: f64::from_bits(w[2]),
             n: w[3] as usize,
-        })
+        };
+        // Then the samples themselves, four to a control message.
+        let k = sm.n.min(MAX_RECV_SAMPLES);
+        let mut samples = Vec::with_capacity(k);
+        while samples.len() < k {
+            let w = self.ctl.recv_words()?;
+            samples.extend(w.iter().take(k - samples.len()).map(|&b| f64::from_bits(b)));
+        }
+        Some((sm, samples))
     }
 
     /// Does a send of s bytes wait for its receiver? The server posts its receive `late`
@@ -148,7 +160,11 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
                 return None;
             }
         }
-        Some(summarize(&mut times).median > late as f64 / 2.0)
+        // The fastest repetition decides: a send that must wait for the late receiver can
+        // never return before it, while an eager one returns at once unless the sender was
+        // preempted — in every repetition. (The median let a loaded machine turn eager
+        // sizes into "waits" and moved the switch.)
+        Some(summarize(&mut times).min > late as f64 / 2.0)
     }
 
     pub fn done(&mut self) {
@@ -199,6 +215,17 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                     sm.iqr.to_bits(),
                     sm.n as u64,
                 ]);
+                // The samples, for the bootstrap of the intervals (evenly spaced in rank
+                // when there are more than the cap: the sorted order keeps the quantiles).
+                let k = sm.n.min(MAX_RECV_SAMPLES);
+                let pick: Vec<u64> = (0..k)
+                    .map(|i| samples[i * samples.len() / k.max(1)].to_bits())
+                    .collect();
+                for c in pick.chunks(4) {
+                    let mut w = [0u64; 4];
+                    w[..c.len()].copy_from_slice(c);
+                    ctl.send_words(&w);
+                }
             }
             CMD_LATE => {
                 let late = w[0] >> 8;
@@ -233,6 +260,8 @@ pub struct PointTicks {
     pub fell_back: bool,
     /// The send waited for a late receiver (synchronous or rendezvous protocol).
     pub send_waits: Option<bool>,
+    /// Every repetition (ticks, sorted): PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s), o_r.
+    pub samples: [Vec<f64>; 4],
 }
 
 impl PointTicks {
@@ -243,16 +272,6 @@ impl PointTicks {
     /// o_s from Eq. (6): (PRTT(n,d,s) − PRTT(1,0,s)) / (n−1) − d.
     pub fn send_overhead(&self, n: u64) -> f64 {
         (self.prtt_n_d.median - self.prtt_1_0.median) / (n - 1) as f64 - self.delay
-    }
-
-    /// Relative spread of the G_all estimate, from the spreads of its two PRTTs
-    /// (interquartile range / 1.35 estimates a standard deviation).
-    pub fn gap_all_rel_noise(&self, n: u64) -> f64 {
-        let g = self.gap_all(n);
-        if g <= 0.0 {
-            return 1.0;
-        }
-        (self.prtt_n_0.iqr.hypot(self.prtt_1_0.iqr) / 1.35 / (n - 1) as f64) / g
     }
 }
 
@@ -271,8 +290,9 @@ pub fn measure_point<T: Transport, C: Control>(
     s: usize,
     reps: u64,
 ) -> Option<PointTicks> {
-    let p1 = summarize(&mut c.prtt(1, 0, s, reps)?);
-    let pn = summarize(&mut c.prtt(n, 0, s, reps)?);
+    let mut v1 = c.prtt(1, 0, s, reps)?;
+    let mut vn = c.prtt(n, 0, s, reps)?;
+    let (p1, pn) = (summarize(&mut v1), summarize(&mut vn));
     let mut p = PointTicks {
         size: s,
         prtt_1_0: p1,
@@ -284,8 +304,11 @@ pub fn measure_point<T: Transport, C: Control>(
         p.delay = summarize(&mut c.prtt(2, 0, s, reps)?).median;
         p.fell_back = true;
     }
-    p.prtt_n_d = summarize(&mut c.prtt(n, p.delay as u64, s, reps)?);
-    p.recv_overhead = c.recv_overhead(n, p.delay as u64, s, reps)?;
+    let mut vnd = c.prtt(n, p.delay as u64, s, reps)?;
+    p.prtt_n_d = summarize(&mut vnd);
+    let (or, vor) = c.recv_overhead(n, p.delay as u64, s, reps)?;
+    p.recv_overhead = or;
+    p.samples = [v1, vn, vnd, vor];
     p.send_waits = Some(c.send_waits(late_delay(p1.median), s, reps)?);
     Some(p)
 }

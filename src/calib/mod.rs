@@ -1,5 +1,5 @@
 pub mod engine;
-pub mod fit;
+pub mod knob;
 pub mod mpit;
 pub mod report;
 pub mod run;

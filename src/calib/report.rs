@@ -1,6 +1,8 @@
-//! The calibration's results in the report's units and shapes.
+//! The calibration's measurements in the report's units and shapes. The ranges are left
+//! to the model (`loggp_model::estimate`), which fits them at report time.
+use super::engine::PointTicks;
 use super::run::{ModeResult, Outcome};
-use loggp_report::{CalibrationSet, Point, Range, RawSet, Threshold};
+use loggp_report::{CalibrationSet, Point, RawSet, Threshold};
 
 /// This client's calibration sets and thresholds, in ns.
 pub fn sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<(CalibrationSet, Threshold)> {
@@ -13,7 +15,7 @@ pub fn sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<(CalibrationSet, Thre
         .unwrap_or([me, me]);
     o.modes
         .iter()
-        .map(|m| one(m, class.name(), pair, ns_per_tick))
+        .map(|m| one(m, class.name(), pair, ns_per_tick, o.disturbance.is_some()))
         .collect()
 }
 
@@ -26,71 +28,83 @@ pub fn raw_sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<RawSet> {
     o.raw
         .iter()
         .map(|r| {
-            let (set, _) = one(&r.result, class.name(), [me, me], ns_per_tick);
+            let (set, _) = one(&r.result, class.name(), [me, me], ns_per_tick, false);
             RawSet {
                 transport: r.transport.clone(),
                 peer_class: class.name().into(),
                 status: r.status.clone(),
-                ranges: set.ranges,
+                n: set.n,
+                switches_bytes: set.switches_bytes,
+                ranges: vec![],
                 points: set.points,
             }
         })
         .collect()
 }
 
-fn one(m: &ModeResult, class: &str, pair: [u32; 2], k: f64) -> (CalibrationSet, Threshold) {
+/// One measured size in ns, with every repetition.
+pub fn point(p: &PointTicks, n: u64, k: f64) -> Point {
     let ns = |t: f64| Some(t * k);
+    let all = |v: &Vec<f64>| v.iter().map(|t| t * k).collect::<Vec<f64>>();
+    Point {
+        size_bytes: p.size as u64,
+        prtt_1_0_ns: ns(p.prtt_1_0.median),
+        prtt_n_0_ns: ns(p.prtt_n_0.median),
+        prtt_n_d_ns: ns(p.prtt_n_d.median),
+        recv_overhead_ns: ns(p.recv_overhead.median),
+        send_overhead_ns: ns(p.send_overhead(n)),
+        gap_all_ns: ns(p.gap_all(n)),
+        prtt_1_0_min_ns: ns(p.prtt_1_0.min),
+        prtt_1_0_iqr_ns: ns(p.prtt_1_0.iqr),
+        delay_ns: ns(p.delay),
+        delay_fallback: p.fell_back,
+        repetitions: p.prtt_1_0.n as u64,
+        prtt_1_0_reps_ns: all(&p.samples[0]),
+        prtt_n_0_reps_ns: all(&p.samples[1]),
+        prtt_n_d_reps_ns: all(&p.samples[2]),
+        recv_overhead_reps_ns: all(&p.samples[3]),
+        send_waits_for_receiver: p.send_waits,
+    }
+}
+
+fn one(
+    m: &ModeResult,
+    class: &str,
+    pair: [u32; 2],
+    k: f64,
+    disturbed: bool,
+) -> (CalibrationSet, Threshold) {
     let set = CalibrationSet {
         peer_class: class.into(),
         mode: m.mode.clone(),
         pair,
         n: m.n,
         bisection_probes: m.bisection_probes as u64,
-        ranges: m
-            .ranges
-            .iter()
-            .map(|r| Range {
-                size_lo_bytes: r.lo as u64,
-                size_hi_bytes: r.hi as u64,
-                send_overhead_ns: ns(r.send_overhead),
-                recv_overhead_ns: ns(r.recv_overhead),
-                gap_ns: ns(r.gap),
-                gap_per_byte_ns: ns(r.gap_per_byte),
-                latency_ns: ns(r.latency),
-                fit_rms_ns: ns(r.rms),
-                samples: Some(r.samples as u64),
-                note: None,
-                protocol: Some(if r.rendezvous { "rendezvous" } else { "eager" }.into()),
-            })
-            .collect(),
-        points: m
-            .points
-            .iter()
-            .map(|p| Point {
-                size_bytes: p.size as u64,
-                prtt_1_0_ns: ns(p.prtt_1_0.median),
-                prtt_n_0_ns: ns(p.prtt_n_0.median),
-                prtt_n_d_ns: ns(p.prtt_n_d.median),
-                recv_overhead_ns: ns(p.recv_overhead.median),
-                send_overhead_ns: ns(p.send_overhead(m.n)),
-                gap_all_ns: ns(p.gap_all(m.n)),
-                prtt_1_0_min_ns: ns(p.prtt_1_0.min),
-                prtt_1_0_iqr_ns: ns(p.prtt_1_0.iqr),
-                delay_ns: ns(p.delay),
-                delay_fallback: p.fell_back,
-                repetitions: p.prtt_1_0.n as u64,
-                send_waits_for_receiver: p.send_waits,
-            })
-            .collect(),
+        switches_bytes: m.switches.iter().map(|&s| s as u64).collect(),
+        ranges: vec![],
+        points: m.points.iter().map(|p| point(p, m.n, k)).collect(),
     };
+    let exact = m.exact && !disturbed;
+    // Not exact: the switch lies between the schedule's sizes around it.
+    let around = m.active_bytes.filter(|_| !exact).map(|b| {
+        let lo = m.points.iter().rev().map(|p| p.size).find(|&s| s < b).unwrap_or(b);
+        let hi = m.points.iter().map(|p| p.size).find(|&s| s > b + 1).unwrap_or(b + 1);
+        (lo as u64, hi as u64)
+    });
     let threshold = Threshold {
         peer_class: class.into(),
         mode: m.mode.clone(),
         active_bytes: m.active_bytes.map(|b| b as u64),
-        passive_lo_bytes: None,
-        passive_hi_bytes: None,
-        mpi_t: None, // filled by rank 0 at MPI_Finalize (see mpit::eager_limit_cvars)
-        note: m.threshold_note.clone(),
+        active_exact: m.active_bytes.map(|_| exact),
+        active_lo_bytes: around.map(|a| a.0),
+        active_hi_bytes: around.map(|a| a.1),
+        note: match (&m.threshold_note, m.active_bytes.is_some() && !exact) {
+            (Some(n), _) => Some(n.clone()),
+            (None, true) if disturbed => Some("the probes were disturbed (see calibration.disturbance): the switch is not exact".into()),
+            (None, true) => Some("the repeated probes around the switch disagreed: the switch is not exact".into()),
+            _ => None,
+        },
+        ..Default::default()
     };
     (set, threshold)
 }

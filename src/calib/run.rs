@@ -4,7 +4,8 @@
 //! each switch to the byte by bisection. Results stay on the client until MPI_Finalize,
 //! where they travel to rank 0 with the statistics.
 use super::engine::{late_delay, measure_point, serve, Client, Control, PointTicks, Transport};
-use super::fit::{detect_changes, robust_line, robust_relative_line, summarize, Detect, Line};
+use loggp_model::active as model;
+use loggp_model::stats::summarize;
 use crate::mpi::{self, MPI_Comm};
 use crate::peers::{class_of_world, World};
 use crate::runtime::say;
@@ -19,28 +20,17 @@ const MODE_BEGIN: u64 = 0x100;
 const FINISH: u64 = 0x200;
 const RAW_BEGIN: u64 = 0x300;
 
-/// A protocol range in ticks (converted to ns in the report).
-#[derive(Clone, Debug, Default)]
-pub struct RangeTicks {
-    pub lo: usize,
-    pub hi: usize,
-    pub send_overhead: f64,
-    pub recv_overhead: f64,
-    pub gap: f64,
-    pub gap_per_byte: f64,
-    pub latency: f64,
-    pub rms: f64,
-    pub samples: usize,
-    pub rendezvous: bool,
-}
-
 /// One mode's calibration between the pair.
 #[derive(Clone, Debug, Default)]
 pub struct ModeResult {
     pub mode: String,
     pub n: u64,
     pub points: Vec<PointTicks>,
-    pub ranges: Vec<RangeTicks>,
+    /// Each switch between the model's ranges, located to the byte: the last size of the
+    /// range on its left. The ranges themselves are fitted at report time.
+    pub switches: Vec<usize>,
+    /// Whether `active_bytes` was confirmed by repeated probes on both sides of it.
+    pub exact: bool,
     /// Largest size still eager, located by bisection; None when no eager→rendezvous switch.
     pub active_bytes: Option<usize>,
     pub threshold_note: Option<String>,
@@ -58,6 +48,8 @@ pub struct Outcome {
     /// Raw transports beneath MPI (clients only).
     pub raw: Vec<RawResult>,
     pub warnings: Vec<String>,
+    /// Why the probes cannot be trusted to the byte (the ranks were preempted).
+    pub disturbance: Option<String>,
 }
 
 /// One raw transport's calibration between the pair, or why there is none.
@@ -266,6 +258,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     }
     super::engine::set_yield_margin();
     let t0 = crate::clock::monotonic_raw_ns();
+    let preempted0 = involuntary_switches();
     let me = world.rank as u32;
     let mut code: i32 = 0; // 0 done, 1 over budget, 2 failed
     let mut why = String::new();
@@ -285,12 +278,6 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
         if client {
             out.class = Some(class_of_world(world, peer as i32));
             let sizes = schedule(max_size, per_octave);
-            let det = Detect {
-                lookahead: s.calibrate_lookahead,
-                pfact: s.calibrate_pfact,
-                rel_noise: 0.03,
-                abs_noise: 0.0,
-            };
             let deadline = t0 + budget_ns;
             for mode in MODES.iter().filter(|m| modes.iter().any(|x| x == *m)) {
                 if !ctl.send_words(&[
@@ -308,7 +295,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
                     t: &mut t,
                     ctl: &mut ctl,
                 };
-                let (m, stop) = calibrate_mode(&mut c, mode, &sizes, n, reps, &det, deadline);
+                let (m, stop) = calibrate_mode(&mut c, mode, &sizes, n, reps, deadline);
                 c.done();
                 if !m.points.is_empty() {
                     out.modes.push(m);
@@ -341,7 +328,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
                     }
                     Ok(id) => {
                         let (status, m) =
-                            raw_client(&mut ctl, id, max_size, &sizes, n, reps, &det, deadline);
+                            raw_client(&mut ctl, id, max_size, &sizes, n, reps, deadline);
                         // A raw transport over the budget is its own status; the MPI
                         // calibration before it stays complete.
                         r.status = status;
@@ -365,20 +352,32 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
             }
         }
     }
-    // All ranks agree on the outcome (the worst of all pairs).
-    let mut worst: c_int = code;
-    // SAFETY: one int, MAX, on the private communicator.
+    // All ranks agree on the outcome (the worst of all pairs) and on how often the most
+    // disturbed rank was preempted while probing.
+    let preempted = involuntary_switches().saturating_sub(preempted0).min(c_int::MAX as i64) as c_int;
+    let mine: [c_int; 2] = [code, preempted];
+    let mut agreed: [c_int; 2] = mine;
+    // SAFETY: two ints, MAX, on the private communicator.
     unsafe {
         mpi::PMPI_Allreduce(
-            &code as *const c_int as *const _,
-            &mut worst as *mut c_int as *mut _,
-            1,
+            mine.as_ptr() as *const _,
+            agreed.as_mut_ptr() as *mut _,
+            2,
             mpi::dt_int(),
             mpi::op_max(),
             comm,
         )
     };
+    let worst = agreed[0];
     out.duration_ns = crate::clock::monotonic_raw_ns().saturating_sub(t0) as f64;
+    let tolerated = (PREEMPTIONS_PER_S_TOLERATED * out.duration_ns / 1e9).max(PREEMPTIONS_FLOOR as f64);
+    if agreed[1] as f64 > tolerated {
+        out.disturbance = Some(format!(
+            "a rank was preempted {} times (involuntary context switches) during {:.0} ms of probes: other processes competed for its core, so the probes' times include waits for the CPU; switches located by them are not exact and the intervals are wider",
+            agreed[1],
+            out.duration_ns / 1e6
+        ));
+    }
     out.status = match worst {
         0 => "done".into(),
         1 if code == 1 => format!(
@@ -392,12 +391,41 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
         _ if code == 2 => format!("failed: {why}"),
         _ => "failed: a pair could not complete its probes".into(),
     };
+    // A disturbed calibration says so in its status: "disturbed: …" where it completed
+    // (its switches are then not exact), appended where it failed.
+    if out.disturbance.is_some() {
+        out.status = if worst == 0 {
+            "disturbed: the ranks were preempted while probing (see calibration.disturbance); switches are not exact".into()
+        } else {
+            format!("{} (disturbed: the ranks were preempted while probing)", out.status)
+        };
+    }
     if verbose {
         say(&format!(
             "loggp: calibration {} in {:.0} ms",
             if worst == 0 { "done" } else { "stopped" },
             out.duration_ns / 1e6
         ));
+    }
+}
+
+/// More preemptions per second of probing than this mark the calibration disturbed (and
+/// never fewer than `PREEMPTIONS_FLOOR`). Measured on this 2-core VM, 2 ranks, quick mode:
+/// undisturbed 9–36 per rank in 0.8 s (≤ 45/s: the launcher's own wake-ups); with two
+/// CPU-bound processes beside the job 433–653 in 2.4–3.4 s (≥ 180/s).
+const PREEMPTIONS_PER_S_TOLERATED: f64 = 100.0;
+const PREEMPTIONS_FLOOR: c_int = 50;
+
+/// Involuntary context switches of the calling thread so far (getrusage, RUSAGE_THREAD).
+fn involuntary_switches() -> i64 {
+    // SAFETY: getrusage fills the struct we own.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_THREAD, &mut ru) == 0 {
+            ru.ru_nivcsw
+        } else {
+            0
+        }
     }
 }
 
@@ -411,7 +439,6 @@ fn raw_client(
     sizes: &[usize],
     n: u64,
     reps: u64,
-    det: &Detect,
     deadline: u64,
 ) -> (String, ModeResult) {
     let name = crate::raw::name(id);
@@ -435,21 +462,20 @@ fn raw_client(
         name: &str,
         sizes: &[usize],
         (n, reps): (u64, u64),
-        det: &Detect,
         deadline: u64,
     ) -> (ModeResult, Option<Stop>) {
         let mut c = Client { t, ctl };
-        let r = calibrate_mode(&mut c, name, sizes, n, reps, det, deadline);
+        let r = calibrate_mode(&mut c, name, sizes, n, reps, deadline);
         c.done();
         r
     }
     let (m, stop) = match id {
         crate::raw::SHM => match crate::raw::shm::connect_client(ctl, max_size, attempt) {
-            Ok(mut t) => probe(&mut t, ctl, name, sizes, (n, reps), det, deadline),
+            Ok(mut t) => probe(&mut t, ctl, name, sizes, (n, reps), deadline),
             Err(e) => return (format!("failed: {e}"), ModeResult::default()),
         },
         _ => match crate::raw::tcp::connect_client(ctl, max_size) {
-            Ok(mut t) => probe(&mut t, ctl, name, sizes, (n, reps), det, deadline),
+            Ok(mut t) => probe(&mut t, ctl, name, sizes, (n, reps), deadline),
             Err(e) => return (format!("failed: {e}"), ModeResult::default()),
         },
     };
@@ -485,7 +511,6 @@ fn calibrate_mode<T: Transport, C: Control>(
     sizes: &[usize],
     n: u64,
     reps: u64,
-    det: &Detect,
     deadline: u64,
 ) -> (ModeResult, Option<Stop>) {
     let mut m = ModeResult {
@@ -526,85 +551,56 @@ fn calibrate_mode<T: Transport, C: Control>(
     if m.points.len() < 3 {
         return (m, stop);
     }
-    let sizes: Vec<usize> = m.points.iter().map(|p| p.size).collect();
-    let sizes = &sizes[..];
-    if let Err(e) = fit_mode(c, &mut m, sizes, n, reps, det, deadline) {
+    if let Err(e) = fit_mode(c, &mut m, n, reps, deadline) {
         stop = stop.or(Some(e));
     }
     (m, stop)
 }
 
-/// Ranges, the eager limit and the other switches of one mode's points.
+/// The model's settings as the shim uses them (timer floor of this job).
+pub fn model_settings() -> loggp_model::Settings {
+    loggp_model::Settings {
+        abs_floor_ns: 2.0 * crate::clock::read_floor_ns(),
+        penalty_scale: settings::get().model_penalty,
+        ..Default::default()
+    }
+}
+
+/// The eager limit and the other switches of one mode's points: the model's ranges (the
+/// same segmentation the report's ranges will come from), each boundary then located to
+/// the byte by bisection on the message size within a bounded number of probes — the
+/// eager limit by the late-receiver test, other switches by which range's line of G_all
+/// predicts the probed size better.
 fn fit_mode<T: Transport, C: Control>(
     c: &mut Client<T, C>,
     m: &mut ModeResult,
-    sizes: &[usize],
     n: u64,
     reps: u64,
-    det: &Detect,
     deadline: u64,
 ) -> Result<(), Stop> {
     let over = || crate::clock::monotonic_raw_ns() > deadline;
     let mode = m.mode.clone();
-    let max = *sizes.last().unwrap_or(&0);
-    // The noise floor of the change detection comes from the measured spread.
-    let mut noise: Vec<f64> = m.points.iter().map(|p| p.gap_all_rel_noise(n)).collect();
-    noise.sort_by(f64::total_cmp);
-    let q75 = noise.get(noise.len() * 3 / 4).copied().unwrap_or(0.05);
-    let det = Detect {
-        rel_noise: q75.clamp(0.05, 0.3),
-        ..*det
-    };
-
-    // The eager limit first: the first size whose send waits for a late receiver, and the
-    // next one too (one stray verdict does not make a switch).
-    let rdv: Vec<bool> = m
-        .points
-        .iter()
-        .map(|p| p.send_waits == Some(true))
-        .collect();
-    let split = (0..rdv.len()).find(|&i| rdv[i] && rdv.get(i + 1).copied().unwrap_or(true));
+    let max = m.points.last().map(|p| p.size).unwrap_or(0);
+    let k = crate::clock::ns_per_tick(crate::clock::hz());
+    let pts: Vec<loggp_report::Point> = m.points.iter().map(|p| super::report::point(p, n, k)).collect();
+    let ms = model_settings();
+    let boot = model::bootstrap(&pts, n, ms.bootstrap, ms.seed);
+    let idx = model::segments(&pts, &boot, &ms);
+    let split = model::eager_split(&pts);
     match split {
         Some(0) => m.threshold_note = Some("rendezvous from the smallest size".into()),
         None => m.threshold_note = Some(format!("no eager-to-rendezvous switch up to {max} bytes")),
         Some(_) => {}
     }
-    // Protocol ranges: change detection on each side of the eager limit separately.
-    let gall: Vec<(f64, f64)> = m
-        .points
-        .iter()
-        .map(|p| (p.size as f64, p.gap_all(n)))
-        .collect();
-    let mut idx: Vec<(usize, usize)> = vec![];
-    let sides = match split {
-        Some(i) if i > 0 => vec![(0, i - 1), (i, m.points.len() - 1)],
-        _ => vec![(0, m.points.len() - 1)],
-    };
-    for (a, b) in sides {
-        for (x, y) in detect_changes(&gall[a..=b], &det) {
-            idx.push((a + x, a + y));
-        }
-    }
-    for &(a, b) in &idx {
-        let mut r = range_of(&m.points[a..=b], n);
-        r.rendezvous = rdv[a..=b].iter().filter(|&&x| x).count() * 2 > b - a + 1;
-        m.ranges.push(r);
-    }
-    // Locate each switch to the byte by bisection on the message size, within a bounded
-    // number of probes: the eager limit by the o_r/G_all test of each probed size, other
-    // switches by which range's line of G_all predicts the probed size better.
-    for (k, w) in idx.windows(2).enumerate() {
+    let sg = model::gall_sigmas(&boot, &ms);
+    m.exact = true;
+    for w in idx.windows(2) {
         let (l, r) = (w[0], w[1]);
         let eager_limit = Some(r.0) == split;
-        let line = |pts: &[PointTicks]| {
-            robust_line(
-                &pts.iter()
-                    .map(|p| (p.size as f64, p.gap_all(n)))
-                    .collect::<Vec<_>>(),
-            )
-        };
-        let (fl, fr) = (line(&m.points[l.0..=l.1]), line(&m.points[r.0..=r.1]));
+        let fl = model::gap_fit(&pts, &boot, 0, &sg, l.0, l.1);
+        let fr = model::gap_fit(&pts, &boot, 0, &sg, r.0, r.1);
         let (mut lo, mut hi) = (m.points[l.1].size, m.points[r.0].size);
+        let fail = || Stop::Failed("bisection probe failed".into());
         while hi - lo > 1 && m.bisection_probes < 96 {
             if over() {
                 return Err(Stop::Budget(format!(
@@ -612,26 +608,19 @@ fn fit_mode<T: Transport, C: Control>(
                 )));
             }
             let mid = lo + (hi - lo) / 2;
-            let fail = || Stop::Failed("bisection probe failed".into());
             let p1 = summarize(&mut c.prtt(1, 0, mid, reps).ok_or_else(fail)?);
-            let pn = if eager_limit {
-                p1
-            } else {
-                summarize(&mut c.prtt(n, 0, mid, reps).ok_or_else(fail)?)
-            };
-            let p = PointTicks {
-                size: mid,
-                prtt_1_0: p1,
-                prtt_n_0: pn,
-                ..Default::default()
-            };
             m.bisection_probes += 1;
             let left_side = if eager_limit {
                 !c.send_waits(late_delay(p1.median), mid, reps)
                     .ok_or_else(fail)?
             } else {
+                let pn = summarize(&mut c.prtt(n, 0, mid, reps).ok_or_else(fail)?);
+                let gall = (pn.median - p1.median) / (n - 1) as f64 * k;
                 match (fl, fr) {
-                    (Some(fl), Some(fr)) => closer_to(&fl, &fr, mid as f64, p.gap_all(n)),
+                    (Some(a), Some(b)) => {
+                        let at = |(g, gg): (f64, f64)| g + gg * (mid as f64 - 1.0);
+                        (gall - at(a)).abs() <= (gall - at(b)).abs()
+                    }
                     _ => break,
                 }
             };
@@ -641,52 +630,20 @@ fn fit_mode<T: Transport, C: Control>(
                 hi = mid;
             }
         }
-        m.ranges[k].hi = lo;
-        m.ranges[k + 1].lo = lo + 1;
         if eager_limit {
+            // Confirm the limit: the last eager size must not wait and the next must, in
+            // a second round of probes; otherwise it is not exact.
+            let p1 = summarize(&mut c.prtt(1, 0, lo + 1, reps).ok_or_else(fail)?);
+            let late = late_delay(p1.median);
+            let below = c.send_waits(late, lo, reps).ok_or_else(fail)?;
+            let above = c.send_waits(late, lo + 1, reps).ok_or_else(fail)?;
+            m.bisection_probes += 3;
+            m.exact = !below && above;
             m.active_bytes = Some(lo);
         }
-    }
-    if let Some(last) = m.ranges.last_mut() {
-        last.hi = max;
-    }
-    if let Some(first) = m.ranges.first_mut() {
-        first.lo = sizes.first().copied().unwrap_or(1);
+        m.switches.push(lo);
     }
     Ok(())
-}
-
-/// True when `v` at `x` is closer (relatively) to the left line than to the right one.
-fn closer_to(left: &Line, right: &Line, x: f64, v: f64) -> bool {
-    (v - left.at(x)).abs() <= (v - right.at(x)).abs()
-}
-
-fn range_of(pts: &[PointTicks], n: u64) -> RangeTicks {
-    let gall: Vec<(f64, f64)> = pts.iter().map(|p| (p.size as f64, p.gap_all(n))).collect();
-    let line = robust_relative_line(&gall).unwrap_or(Line {
-        intercept: 0.0,
-        slope: 0.0,
-    });
-    let rms = (gall
-        .iter()
-        .map(|&(x, y)| (line.at(x) - y).powi(2))
-        .sum::<f64>()
-        / gall.len().max(1) as f64)
-        .sqrt();
-    let mut os: Vec<f64> = pts.iter().map(|p| p.send_overhead(n)).collect();
-    let mut or: Vec<f64> = pts.iter().map(|p| p.recv_overhead.median).collect();
-    RangeTicks {
-        lo: pts.first().map(|p| p.size).unwrap_or(0),
-        hi: pts.last().map(|p| p.size).unwrap_or(0),
-        send_overhead: summarize(&mut os).median,
-        recv_overhead: summarize(&mut or).median,
-        gap: line.at(1.0),
-        gap_per_byte: line.slope,
-        latency: pts.first().map(|p| p.prtt_1_0.median / 2.0).unwrap_or(0.0),
-        rms,
-        samples: pts.len(),
-        rendezvous: false,
-    }
 }
 
 #[cfg(test)]

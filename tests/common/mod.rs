@@ -169,9 +169,15 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Reads a report and checks what every report must satisfy (ground truth §5): no
+/// negative o_s, o_r, g, G or L anywhere (calibration, raw, passive, MPI − raw), and every
+/// parameter that is not null has a 95 % interval that contains it.
 pub fn read_report(p: &Path) -> Report {
     let text = std::fs::read(p).unwrap_or_else(|e| panic!("report {}: {e}", p.display()));
-    loggp_report::parse(&p.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}"))
+    let r = loggp_report::parse(&p.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}"));
+    let bad = loggp_model::check::physically_invalid(&r);
+    assert!(bad.is_empty(), "{}: {}", p.display(), bad.join("\n"));
+    r
 }
 
 /// Sum of (count, bytes) per function over all ranks.

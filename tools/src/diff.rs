@@ -25,18 +25,39 @@ fn overlap(x: &Range, y: &Range) -> u64 {
     }
 }
 
-type Param = (&'static str, fn(&Range) -> Option<f64>, bool);
+/// A parameter, its interval, and whether it is per byte.
+type Param = (
+    &'static str,
+    fn(&Range) -> Option<f64>,
+    fn(&Range) -> Option<[f64; 2]>,
+    bool,
+);
 const PARAMS: [Param; 5] = [
-    ("L", |r| r.latency_ns, false),
-    ("o_s", |r| r.send_overhead_ns, false),
-    ("o_r", |r| r.recv_overhead_ns, false),
-    ("g", |r| r.gap_ns, false),
-    ("G (ns/B)", |r| r.gap_per_byte_ns, true),
+    ("L", |r| r.latency_ns, |r| r.latency_ns_ci, false),
+    ("o_s", |r| r.send_overhead_ns, |r| r.send_overhead_ns_ci, false),
+    ("o_r", |r| r.recv_overhead_ns, |r| r.recv_overhead_ns_ci, false),
+    ("g", |r| r.gap_ns, |r| r.gap_ns_ci, false),
+    ("G (ns/B)", |r| r.gap_per_byte_ns, |r| r.gap_per_byte_ns_ci, true),
 ];
+
+/// A change is significant only when both 95 % intervals exist and do not overlap.
+fn significance(a: Option<[f64; 2]>, b: Option<[f64; 2]>) -> &'static str {
+    match (a, b) {
+        (Some(x), Some(y)) if x[1] < y[0] || y[1] < x[0] => "significant",
+        (Some(_), Some(_)) => "within noise",
+        _ => "no interval",
+    }
+}
 
 pub fn tables(a: &Report, b: &Report) -> Vec<Table> {
     let mut out = vec![];
-    let v = |x: Option<f64>, per_byte: bool| if per_byte { fmt_per_byte(x) } else { fmt_ns(x) };
+    let v = |x: Option<f64>, ci: Option<[f64; 2]>, per_byte: bool| {
+        if per_byte {
+            fmt_per_byte_ci(x, ci)
+        } else {
+            fmt_ns_ci(x, ci)
+        }
+    };
     let mut t = Table::new(
         "Active calibration: a → b",
         &[
@@ -47,6 +68,7 @@ pub fn tables(a: &Report, b: &Report) -> Vec<Table> {
             "a",
             "b",
             "change",
+            "intervals",
         ],
     );
     for sa in &a.calibration.mpi {
@@ -64,6 +86,7 @@ pub fn tables(a: &Report, b: &Report) -> Vec<Table> {
                 "".into(),
                 "".into(),
                 "".into(),
+                "".into(),
             ]);
             continue;
         };
@@ -73,17 +96,19 @@ pub fn tables(a: &Report, b: &Report) -> Vec<Table> {
                 .iter()
                 .filter(|rb| overlap(ra, rb) > 0)
                 .max_by_key(|rb| overlap(ra, rb));
-            for (name, f, pb) in PARAMS {
+            for (name, f, ci, pb) in PARAMS {
                 let (x, y) = (f(ra), rb.and_then(f));
+                let (cx, cy) = (ci(ra), rb.and_then(ci));
                 t.row(vec![
                     format!("{} {}", sa.peer_class, sa.mode),
                     fmt_span(ra.size_lo_bytes, ra.size_hi_bytes),
                     rb.map(|r| fmt_span(r.size_lo_bytes, r.size_hi_bytes))
                         .unwrap_or_else(|| "—".into()),
                     name.into(),
-                    v(x, pb),
-                    v(y, pb),
+                    v(x, cx, pb),
+                    v(y, cy, pb),
                     change(x, y),
+                    significance(cx, cy).into(),
                 ]);
             }
         }

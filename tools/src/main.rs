@@ -8,7 +8,9 @@ const USAGE: &str = "usage:
   loggp show <report.json> [--json] [--bins]             tables: LogGP parameters, thresholds, MPI − raw, ranks
   loggp plot <report.json> -o <dir>                      SVG figures
   loggp diff <a.json> <b.json>                           two reports side by side with the relative change
-  loggp html <report.json> -o <file.html>                one self-contained page, tables and figures";
+  loggp html <report.json> -o <file.html>                one self-contained page, tables and figures
+  loggp refit <report.json> -o <new.json> [--penalty X] [--bootstrap N] [--rel-floor F]
+              [--abs-floor-ns F] [--seed S]              redo the estimates from the stored measurements";
 
 /// Reads a report; a large one says so while it reads (over a second on a slow disk).
 fn load(path: &str) -> Result<Report, String> {
@@ -45,11 +47,48 @@ fn write_atomic(path: &std::path::Path, text: &str) -> Result<(), String> {
         })
 }
 
+/// The model's settings for `refit`: the report's own defaults, then the options.
+fn refit_settings(r: &Report, args: &[String]) -> Result<loggp_model::Settings, String> {
+    let mut s = loggp_model::Settings::for_report(r);
+    let value = |flag: &str| -> Result<Option<f64>, String> {
+        match args.iter().position(|a| a == flag) {
+            None => Ok(None),
+            Some(i) => args
+                .get(i + 1)
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .map(Some)
+                .ok_or_else(|| format!("{flag} needs a non-negative number")),
+        }
+    };
+    if let Some(v) = value("--penalty")? {
+        s.penalty_scale = v;
+    }
+    if let Some(v) = value("--bootstrap")? {
+        s.bootstrap = (v as usize).max(10);
+    }
+    if let Some(v) = value("--rel-floor")? {
+        s.rel_floor = v;
+    }
+    if let Some(v) = value("--abs-floor-ns")? {
+        s.abs_floor_ns = v;
+    }
+    if let Some(v) = value("--seed")? {
+        s.seed = v as u64;
+    }
+    Ok(s)
+}
+
+/// Options that take a value: their values are not positional arguments.
+const VALUED: [&str; 6] = ["-o", "--penalty", "--bootstrap", "--rel-floor", "--abs-floor-ns", "--seed"];
+
 fn command(args: &[String]) -> Result<i32, String> {
     let pos: Vec<&String> = args
         .iter()
+        .enumerate()
         .skip(1)
-        .filter(|a| !a.starts_with('-'))
+        .filter(|(i, a)| !a.starts_with('-') && !VALUED.contains(&args[i - 1].as_str()))
+        .map(|(_, a)| a)
         .collect();
     match args.first().map(String::as_str) {
         Some("show") if !pos.is_empty() => {
@@ -84,6 +123,16 @@ fn command(args: &[String]) -> Result<i32, String> {
         Some("diff") if pos.len() >= 2 => {
             let (a, b) = (load(pos[0])?, load(pos[1])?);
             print!("{}", diff::diff(&a, &b, pos[0], pos[1]));
+            Ok(0)
+        }
+        Some("refit") if !pos.is_empty() => {
+            let file = out_arg(args)?;
+            let mut r = load(pos[0])?;
+            let s = refit_settings(&r, args)?;
+            loggp_model::estimate(&mut r, &s);
+            let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
+            write_atomic(std::path::Path::new(&file), &text)?;
+            eprintln!("loggp: refitted {} into {file}", pos[0]);
             Ok(0)
         }
         Some("run") => run::run(&args[1..]),

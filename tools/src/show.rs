@@ -112,22 +112,22 @@ pub fn parameter_tables(r: &Report) -> Vec<Table> {
             t.row(vec![
                 fmt_span(x.size_lo_bytes, x.size_hi_bytes),
                 x.protocol.clone().unwrap_or_else(|| "?".into()),
-                fmt_ns(x.latency_ns),
-                fmt_ns(x.send_overhead_ns),
-                fmt_ns(s.and_then(|s| s.send_overhead_ns)),
-                fmt_ns(x.recv_overhead_ns),
-                fmt_ns(rr.and_then(|s| s.recv_overhead_ns)),
-                fmt_ns(x.gap_ns),
-                fmt_ns(s.and_then(|s| s.gap_ns)),
-                fmt_per_byte(x.gap_per_byte_ns),
-                fmt_per_byte(s.and_then(|s| s.gap_per_byte_ns)),
+                fmt_ns_ci(x.latency_ns, x.latency_ns_ci),
+                fmt_ns_ci(x.send_overhead_ns, x.send_overhead_ns_ci),
+                s.map(|s| fmt_ns_ci(s.send_overhead_ns, s.send_overhead_ns_ci)).unwrap_or_else(|| "—".into()),
+                fmt_ns_ci(x.recv_overhead_ns, x.recv_overhead_ns_ci),
+                rr.map(|s| fmt_ns_ci(s.recv_overhead_ns, s.recv_overhead_ns_ci)).unwrap_or_else(|| "—".into()),
+                fmt_ns_ci(x.gap_ns, x.gap_ns_ci),
+                s.map(|s| fmt_ns_ci(s.gap_ns, s.gap_ns_ci)).unwrap_or_else(|| "—".into()),
+                fmt_per_byte_ci(x.gap_per_byte_ns, x.gap_per_byte_ns_ci),
+                s.map(|s| fmt_per_byte_ci(s.gap_per_byte_ns, s.gap_per_byte_ns_ci)).unwrap_or_else(|| "—".into()),
                 s.and_then(|s| s.samples)
                     .map(|n| n.to_string())
                     .unwrap_or_else(|| "—".into()),
             ]);
         }
         t.note = Some(
-            "G in ns/B; passive columns: the passive range overlapping each active range most; — = not observed".into(),
+            "G in ns/B; ±: 95 % interval; passive columns: the passive range overlapping each active range most; — = not determined (the report's note says why)".into(),
         );
         out.push(t);
     }
@@ -143,10 +143,10 @@ pub fn parameter_tables(r: &Report) -> Vec<Table> {
         for x in &p.ranges {
             t.row(vec![
                 fmt_span(x.size_lo_bytes, x.size_hi_bytes),
-                fmt_ns(x.send_overhead_ns),
-                fmt_ns(x.recv_overhead_ns),
-                fmt_ns(x.gap_ns),
-                fmt_per_byte(x.gap_per_byte_ns),
+                fmt_ns_ci(x.send_overhead_ns, x.send_overhead_ns_ci),
+                fmt_ns_ci(x.recv_overhead_ns, x.recv_overhead_ns_ci),
+                fmt_ns_ci(x.gap_ns, x.gap_ns_ci),
+                fmt_per_byte_ci(x.gap_per_byte_ns, x.gap_per_byte_ns_ci),
                 x.samples
                     .map(|n| n.to_string())
                     .unwrap_or_else(|| "—".into()),
@@ -168,7 +168,7 @@ pub fn threshold_table(r: &Report) -> Option<Table> {
             "mode",
             "active",
             "passive bracket",
-            "MPI_T",
+            "setting in use",
             "note",
         ],
     );
@@ -176,18 +176,26 @@ pub fn threshold_table(r: &Report) -> Option<Table> {
         t.row(vec![
             x.peer_class.clone(),
             x.mode.clone(),
-            x.active_bytes
-                .map(|b| b.to_string())
-                .unwrap_or_else(|| "—".into()),
+            match (x.active_bytes, x.active_exact, x.active_lo_bytes, x.active_hi_bytes) {
+                (Some(b), Some(false), Some(lo), Some(hi)) => format!("~{b} (in [{lo}, {hi}])"),
+                (Some(b), Some(false), _, _) => format!("~{b}"),
+                (Some(b), _, _, _) => b.to_string(),
+                _ => "—".into(),
+            },
             match (x.passive_lo_bytes, x.passive_hi_bytes) {
                 (Some(lo), Some(hi)) => format!("[{lo}, {hi}]"),
                 _ => "—".into(),
             },
-            x.mpi_t
-                .as_ref()
-                .map(|m| format!("{} = {}", m.name, m.value))
-                .unwrap_or_else(|| "—".into()),
-            x.note.clone().unwrap_or_default(),
+            match (&x.setting, &x.mpi_t) {
+                (Some(s), _) => format!("{}: {} = {}", s.component, s.name, s.text),
+                (None, Some(m)) => format!("{} = {}", m.name, m.value),
+                _ => "—".into(),
+            },
+            [x.note.clone(), x.passive_note.clone().map(|n| format!("passive: {n}"))]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("; "),
         ]);
     }
     Some(t)
@@ -218,11 +226,11 @@ pub fn raw_tables(r: &Report) -> Vec<Table> {
         for x in &s.ranges {
             t.row(vec![
                 fmt_span(x.size_lo_bytes, x.size_hi_bytes),
-                fmt_ns(x.latency_ns),
-                fmt_ns(x.send_overhead_ns),
-                fmt_ns(x.recv_overhead_ns),
-                fmt_ns(x.gap_ns),
-                fmt_per_byte(x.gap_per_byte_ns),
+                fmt_ns_ci(x.latency_ns, x.latency_ns_ci),
+                fmt_ns_ci(x.send_overhead_ns, x.send_overhead_ns_ci),
+                fmt_ns_ci(x.recv_overhead_ns, x.recv_overhead_ns_ci),
+                fmt_ns_ci(x.gap_ns, x.gap_ns_ci),
+                fmt_per_byte_ci(x.gap_per_byte_ns, x.gap_per_byte_ns_ci),
             ]);
         }
         out.push(t);
@@ -246,15 +254,15 @@ pub fn raw_tables(r: &Report) -> Vec<Table> {
                 o.peer_class.clone(),
                 o.transport.clone(),
                 fmt_span(o.size_lo_bytes, o.size_hi_bytes),
-                fmt_ns(o.send_overhead_ns),
-                fmt_ns(o.recv_overhead_ns),
-                fmt_ns(o.latency_ns),
-                fmt_ns(o.gap_ns),
-                fmt_per_byte(o.gap_per_byte_ns),
+                fmt_ns_ci(o.send_overhead_ns, o.send_overhead_ns_ci),
+                fmt_ns_ci(o.recv_overhead_ns, o.recv_overhead_ns_ci),
+                fmt_ns_ci(o.latency_ns, o.latency_ns_ci),
+                fmt_ns_ci(o.gap_ns, o.gap_ns_ci),
+                fmt_per_byte_ci(o.gap_per_byte_ns, o.gap_per_byte_ns_ci),
             ]);
         }
         t.note = Some(
-            "o_s, o_r, L: median of per-size differences; g, G: difference of the fits".into(),
+            "o_s, o_r, L: median of per-size differences; g, G: difference of the fits; ±: 95 % interval; — where MPI is not above the raw transport (the report's note says by how much)".into(),
         );
         out.push(t);
     }

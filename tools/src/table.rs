@@ -97,6 +97,40 @@ pub fn fmt_ns(v: Option<f64>) -> String {
     }
 }
 
+/// A value with its 95 % interval as `61 ns ±4` (the larger half-width, in the value's
+/// unit); a value without an interval is printed as it is.
+pub fn fmt_ns_ci(v: Option<f64>, ci: Option<[f64; 2]>) -> String {
+    let Some(x) = v.filter(|x| x.is_finite()) else {
+        return "—".into();
+    };
+    let Some([lo, hi]) = ci else {
+        return fmt_ns(v);
+    };
+    let half = (x - lo).max(hi - x).max(0.0);
+    let (scale, unit) = match x.abs() {
+        a if a >= 1e9 => (1e9, "s"),
+        a if a >= 1e6 => (1e6, "ms"),
+        a if a >= 1e3 => (1e3, "µs"),
+        _ => (1.0, "ns"),
+    };
+    let digits = if scale == 1.0 { 0 } else { 2 };
+    format!(
+        "{:.*} {unit} ±{:.*}",
+        digits,
+        x / scale,
+        digits,
+        half / scale
+    )
+}
+
+pub fn fmt_per_byte_ci(v: Option<f64>, ci: Option<[f64; 2]>) -> String {
+    match (v.filter(|x| x.is_finite()), ci) {
+        (Some(g), Some([lo, hi])) => format!("{g:.4} ±{:.4}", (g - lo).max(hi - g).max(0.0)),
+        (Some(g), None) => format!("{g:.4}"),
+        _ => "—".into(),
+    }
+}
+
 pub fn fmt_per_byte(v: Option<f64>) -> String {
     match v {
         Some(g) if g.is_finite() => format!("{g:.4}"),

@@ -1,0 +1,417 @@
+//! LogGP ranges from the calibration's PRTT points (hoefler2007 §3).
+//!
+//! Per size s: `G_all(s) = (PRTT(n,0,s) − PRTT(1,0,s)) / (n − 1)` (Eq. 7),
+//! `o_s(s) = (PRTT(n,d,s) − PRTT(1,0,s)) / (n − 1) − d` (Eq. 6), o_r(s) timed on the
+//! server, and `L = PRTT(1,0,s)/2` at a range's smallest size (the EEL of bell2003).
+//! Each probe keeps every repetition, so each per-size quantity has a bootstrap
+//! distribution (resample the repetitions with replacement, take the medians again).
+//! That gives each point its noise σ (for the segmentation, see `segment`) and each
+//! range's parameters their 95 % intervals (the range refitted on every replicate; the
+//! 2.5th and 97.5th percentiles). Reports written before the repetitions were kept get
+//! a parametric stand-in: the median plus normal noise of the size its IQR implies.
+use crate::fit::gap_line;
+use crate::segment::{bic_penalty, segment, Series};
+use crate::stats::{median, percentile_ci, sd, Rng};
+use crate::Settings;
+use loggp_report::{Point, Range};
+
+/// Per-size quantities in ns: G_all, o_s, o_r, L.
+pub const GALL: usize = 0;
+pub const OS: usize = 1;
+pub const OR: usize = 2;
+pub const LAT: usize = 3;
+pub type Quantities = [f64; 4];
+
+/// The estimate (replicate 0) and `B` bootstrap replicates of every point's quantities.
+#[derive(Clone, Debug, Default)]
+pub struct Boot {
+    /// `reps[r][i]`: replicate r of point i; r = 0 is the estimate itself.
+    pub reps: Vec<Vec<Quantities>>,
+}
+
+impl Boot {
+    pub fn estimate(&self, i: usize) -> Quantities {
+        self.reps[0][i]
+    }
+    /// The bootstrap standard deviation of quantity q at point i.
+    pub fn sd(&self, i: usize, q: usize) -> f64 {
+        let v: Vec<f64> = self.reps[1..].iter().map(|r| r[i][q]).collect();
+        sd(&v)
+    }
+}
+
+fn resampled_median(v: &[f64], rng: &mut Rng) -> f64 {
+    let draw: Vec<f64> = (0..v.len()).map(|_| v[rng.below(v.len())]).collect();
+    median(&draw).unwrap_or(f64::NAN)
+}
+
+/// One probe's median for replicate r: from its repetitions, or the parametric stand-in.
+fn probe(reps: &[f64], stored: Option<f64>, rel_sd: f64, n: u64, r: usize, rng: &mut Rng) -> f64 {
+    if !reps.is_empty() {
+        return if r == 0 {
+            median(reps).unwrap_or(f64::NAN)
+        } else {
+            resampled_median(reps, rng)
+        };
+    }
+    let m = stored.unwrap_or(f64::NAN);
+    if r == 0 {
+        m
+    } else {
+        // Standard error of a median: 1.2533 σ/√n, σ from the IQR (IQR/1.349).
+        m * (1.0 + rel_sd * 1.2533 / (n.max(1) as f64).sqrt() * rng.normal())
+    }
+}
+
+/// Bootstrap replicates of every point (deterministic for a given seed).
+pub fn bootstrap(points: &[Point], n: u64, b: usize, seed: u64) -> Boot {
+    let mut rng = Rng::new(seed);
+    let k = (n.max(2) - 1) as f64;
+    let reps = (0..=b)
+        .map(|r| {
+            points
+                .iter()
+                .map(|p| {
+                    let p1_stored = p.prtt_1_0_ns;
+                    let rel = match (p.prtt_1_0_iqr_ns, p1_stored) {
+                        (Some(iqr), Some(m)) if m > 0.0 => iqr / 1.349 / m,
+                        _ => 0.05,
+                    };
+                    let reps_n = p.repetitions.max(1);
+                    let p1 = probe(&p.prtt_1_0_reps_ns, p1_stored, rel, reps_n, r, &mut rng);
+                    let pn = probe(&p.prtt_n_0_reps_ns, p.prtt_n_0_ns, rel, reps_n, r, &mut rng);
+                    let pnd = probe(&p.prtt_n_d_reps_ns, p.prtt_n_d_ns, rel, reps_n, r, &mut rng);
+                    let or = probe(
+                        &p.recv_overhead_reps_ns,
+                        p.recv_overhead_ns,
+                        rel,
+                        reps_n * (n.max(2) - 1),
+                        r,
+                        &mut rng,
+                    );
+                    let d = p.delay_ns.unwrap_or(0.0);
+                    [(pn - p1) / k, (pnd - p1) / k - d, or, p1 / 2.0]
+                })
+                .collect()
+        })
+        .collect();
+    Boot { reps }
+}
+
+/// The first size whose send waited for a late receiver, confirmed by the next: where the
+/// eager range ends (protocol T against TA/RTA/RAT, altawil-moritz §3.2).
+pub fn eager_split(points: &[Point]) -> Option<usize> {
+    let w: Vec<bool> = points
+        .iter()
+        .map(|p| p.send_waits_for_receiver == Some(true))
+        .collect();
+    (0..w.len()).find(|&i| w[i] && w.get(i + 1).copied().unwrap_or(true))
+}
+
+/// Each point's σ for quantity q: its bootstrap spread, floored (see `segment`).
+fn sigmas(boot: &Boot, q: usize, s: &Settings) -> Vec<f64> {
+    (0..boot.reps[0].len())
+        .map(|i| {
+            let y = boot.estimate(i)[q].abs();
+            let spread = boot.sd(i, q);
+            (spread * spread + (s.rel_floor * y).powi(2) + s.abs_floor_ns.powi(2)).sqrt()
+        })
+        .collect()
+}
+
+/// Protocol ranges of one set's points: split at the eager limit, then each side by the
+/// optimal segmentation of G_all(s) and o_s(s) together.
+pub fn segments(points: &[Point], boot: &Boot, s: &Settings) -> Vec<(usize, usize)> {
+    let n = points.len();
+    if n == 0 {
+        return vec![];
+    }
+    let sides = match eager_split(points) {
+        Some(i) if i > 0 => vec![(0, i - 1), (i, n - 1)],
+        _ => vec![(0, n - 1)],
+    };
+    let x: Vec<f64> = points.iter().map(|p| p.size_bytes as f64).collect();
+    let col = |q: usize| -> Vec<f64> { (0..n).map(|i| boot.estimate(i)[q]).collect() };
+    let (gall, os) = (col(GALL), col(OS));
+    let (sg, so) = (sigmas(boot, GALL, s), sigmas(boot, OS, s));
+    let mut out = vec![];
+    for (a, b) in sides {
+        let series = [
+            Series {
+                y: &gall[a..=b],
+                sigma: &sg[a..=b],
+            },
+            Series {
+                y: &os[a..=b],
+                sigma: &so[a..=b],
+            },
+        ];
+        let pen = s.penalty_scale * bic_penalty(b - a + 1, series.len());
+        for (i, j) in segment(&x[a..=b], &series, s.min_range_points, pen) {
+            out.push((a + i, a + j));
+        }
+    }
+    out
+}
+
+/// g and G of G_all over points a..=b for replicate r, with each point's σ as weight.
+pub fn gap_fit(points: &[Point], boot: &Boot, r: usize, sg: &[f64], a: usize, b: usize) -> Option<(f64, f64)> {
+    let pts: Vec<(f64, f64, f64)> = (a..=b)
+        .map(|i| (points[i].size_bytes as f64, boot.reps[r][i][GALL], 1.0 / sg[i].max(1e-12).powi(2)))
+        .filter(|p| p.1.is_finite())
+        .collect();
+    gap_line(&pts)
+}
+
+/// G_all's noise per point, as the fits weight it.
+pub fn gall_sigmas(boot: &Boot, s: &Settings) -> Vec<f64> {
+    sigmas(boot, GALL, s)
+}
+
+/// Replicates of one range's parameters: [o_s, o_r, g, G, L].
+pub type RangeParams = [f64; 5];
+
+/// A set's ranges, each with its bootstrap replicates.
+#[derive(Clone, Debug, Default)]
+pub struct SetFit {
+    pub ranges: Vec<Range>,
+    /// Index ranges into the points.
+    pub index: Vec<(usize, usize)>,
+    /// `params[k][r]`: replicate r (0 = estimate) of range k.
+    pub params: Vec<Vec<RangeParams>>,
+    pub boot: Boot,
+}
+
+pub const METHOD: &str = "g, G: least squares of G_all(s) = g + (s−1)G (hoefler2007 Eq. 7) constrained to g, G ≥ 0, weights 1/σ²; o_s (Eq. 6), o_r: medians over the range's sizes; L: PRTT(1,0,s)/2 at its smallest sizes (median of up to 3 within twice the smallest); 95 % intervals: bootstrap over the PRTT repetitions";
+
+fn ci_around(est: f64, reps: &[f64]) -> Option<[f64; 2]> {
+    let [lo, hi] = percentile_ci(reps)?;
+    Some([lo.min(est).max(0.0), hi.max(est).max(0.0)])
+}
+
+/// Fits one calibration set: ranges by segmentation, bounds from the bisected switches,
+/// parameters with intervals; none negative (an estimate that is not above zero is null,
+/// and the note says why).
+pub fn fit_set(points: &[Point], n: u64, switches: &[u64], s: &Settings) -> SetFit {
+    if points.is_empty() {
+        return SetFit::default();
+    }
+    let boot = bootstrap(points, n, s.bootstrap, s.seed);
+    let index = segments(points, &boot, s);
+    let sg = gall_sigmas(&boot, s);
+    let nrep = boot.reps.len();
+    let mut ranges = vec![];
+    let mut params = vec![];
+    for (k, &(a, b)) in index.iter().enumerate() {
+        let sizes: Vec<u64> = points[a..=b].iter().map(|p| p.size_bytes).collect();
+        let narrow = sizes.len() < 3 || (sizes[sizes.len() - 1] as f64) < 2.0 * sizes[0] as f64;
+        let reps: Vec<RangeParams> = (0..nrep)
+            .map(|r| {
+                let q = &boot.reps[r][a..=b];
+                let med = |j: usize| median(&q.iter().map(|v| v[j]).collect::<Vec<_>>()).unwrap_or(f64::NAN);
+                let (g, gg) = if narrow {
+                    // Too few sizes for a slope: g is the mean level (G = 0 fit).
+                    let pts: Vec<(f64, f64, f64)> = (a..=b)
+                        .map(|i| (1.0, boot.reps[r][i][GALL], 1.0 / sg[i].max(1e-12).powi(2)))
+                        .collect();
+                    gap_line(&pts).unwrap_or((f64::NAN, f64::NAN))
+                } else {
+                    gap_fit(points, &boot, r, &sg, a, b).unwrap_or((f64::NAN, f64::NAN))
+                };
+                // L: the smallest sizes' PRTT(1,0,s)/2 (up to three, within twice the
+                // smallest): one size's median of a few repetitions is too fragile.
+                let lat: Vec<f64> = (a..=b)
+                    .take(3)
+                    .filter(|&i| points[i].size_bytes <= 2 * points[a].size_bytes.max(1))
+                    .map(|i| boot.reps[r][i][LAT])
+                    .collect();
+                [med(OS), med(OR), g, gg, median(&lat).unwrap_or(f64::NAN)]
+            })
+            .collect();
+        let est = reps[0];
+        let boot_of = |j: usize| -> Vec<f64> { reps[1..].iter().map(|p| p[j]).filter(|v| v.is_finite()).collect() };
+        // o_r and L are read off the timer directly: their intervals are at least one
+        // timer step wide (resampled medians of 10-ns steps can all be equal).
+        let step = s.abs_floor_ns / 2.0;
+        let mut notes = vec![];
+        let value = |j: usize, name: &str, notes: &mut Vec<String>| -> (Option<f64>, Option<[f64; 2]>) {
+            let e = est[j];
+            if !e.is_finite() {
+                notes.push(format!("{name}: not measured"));
+                return (None, None);
+            }
+            if e <= 0.0 && j != 2 && j != 3 {
+                notes.push(format!(
+                    "{name}: not above zero ({e:.1} ns over {} sizes): below what these probes resolve",
+                    b - a + 1
+                ));
+                return (None, None);
+            }
+            (Some(e.max(0.0)), ci_around(e.max(0.0), &boot_of(j)))
+        };
+        let (os, os_ci) = value(0, "o_s", &mut notes);
+        let widen = |ci: Option<[f64; 2]>| ci.map(|[lo, hi]| [(lo - step).max(0.0), hi + step]);
+        let (or, or_ci) = value(1, "o_r", &mut notes);
+        let or_ci = widen(or_ci);
+        let (g, g_ci) = value(2, "g", &mut notes);
+        let (gg, gg_ci) = if narrow {
+            notes.push(format!(
+                "G: the range is too narrow to determine a slope ({} sizes, {}–{} B)",
+                sizes.len(),
+                sizes[0],
+                sizes[sizes.len() - 1]
+            ));
+            (None, None)
+        } else {
+            value(3, "G", &mut notes)
+        };
+        let (lat, lat_ci) = value(4, "L", &mut notes);
+        let lat_ci = widen(lat_ci);
+        let lo = if k == 0 { sizes[0] } else { ranges_hi(&ranges) + 1 };
+        let hi = if k + 1 == index.len() {
+            sizes[sizes.len() - 1]
+        } else {
+            // The bisected switch between this range's last size and the next's first.
+            let (left, right) = (points[b].size_bytes, points[b + 1].size_bytes);
+            switches
+                .iter()
+                .copied()
+                .find(|&w| w >= left && w < right)
+                .unwrap_or(left)
+        };
+        let rms = {
+            let (g0, gg0) = (est[2], est[3]);
+            ((a..=b)
+                .map(|i| (boot.estimate(i)[GALL] - g0 - gg0 * (points[i].size_bytes as f64 - 1.0)).powi(2))
+                .sum::<f64>()
+                / (b - a + 1) as f64)
+                .sqrt()
+        };
+        let waits = points[a..=b].iter().filter(|p| p.send_waits_for_receiver == Some(true)).count();
+        ranges.push(Range {
+            size_lo_bytes: lo,
+            size_hi_bytes: hi,
+            send_overhead_ns: os,
+            recv_overhead_ns: or,
+            gap_ns: g,
+            gap_per_byte_ns: gg,
+            latency_ns: lat,
+            send_overhead_ns_ci: os_ci,
+            recv_overhead_ns_ci: or_ci,
+            gap_ns_ci: g_ci,
+            gap_per_byte_ns_ci: gg_ci,
+            latency_ns_ci: lat_ci,
+            fit_rms_ns: rms.is_finite().then_some(rms),
+            method: Some(METHOD.into()),
+            samples: Some((b - a + 1) as u64),
+            note: (!notes.is_empty()).then(|| notes.join("; ")),
+            protocol: Some(if waits * 2 > b - a + 1 { "rendezvous" } else { "eager" }.into()),
+        });
+        params.push(reps);
+    }
+    SetFit {
+        ranges,
+        index,
+        params,
+        boot,
+    }
+}
+
+fn ranges_hi(r: &[Range]) -> u64 {
+    r.last().map(|x| x.size_hi_bytes).unwrap_or(0)
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+
+    /// A calibration set of a LogGP machine (ground truth §3): per range (last size, g,
+    /// G, o_s), PRTT repetitions with ±4 % jitter and timer steps of 10 ns.
+    pub fn machine_points(ranges: &[(u64, f64, f64, f64)], eager_limit: Option<u64>, reps: usize, seed: u64) -> Vec<Point> {
+        let n = 16u64;
+        let mut rng = Rng::new(seed);
+        let mut sizes = vec![1u64];
+        let mut k = 1.0f64;
+        while 2f64.powf(k) <= (1u64 << 20) as f64 {
+            for j in 0..4 {
+                let s = 2f64.powf(k + j as f64 / 4.0).round() as u64;
+                if *sizes.last().unwrap() != s {
+                    sizes.push(s);
+                }
+            }
+            k += 1.0;
+        }
+        let l = 300.0;
+        sizes
+            .iter()
+            .map(|&s| {
+                let (_, g, gg, os) = *ranges.iter().find(|r| s <= r.0).unwrap_or(ranges.last().unwrap());
+                let rdv = eager_limit.is_some_and(|e| s > e);
+                let gall = g + (s as f64 - 1.0) * gg;
+                let p1 = 2.0 * (l + os + (s as f64) * gg);
+                let d = p1;
+                let mut draw = |v: f64| -> Vec<f64> {
+                    (0..reps)
+                        .map(|_| ((v * (1.0 + 0.04 * rng.normal())) / 10.0).round() * 10.0)
+                        .collect()
+                };
+                let r1 = draw(p1);
+                let rn = draw(p1 + (n - 1) as f64 * gall);
+                let rnd = draw(p1 + (n - 1) as f64 * (os + d));
+                let ror = draw(os * 0.8);
+                Point {
+                    size_bytes: s,
+                    prtt_1_0_ns: median(&r1),
+                    prtt_n_0_ns: median(&rn),
+                    prtt_n_d_ns: median(&rnd),
+                    recv_overhead_ns: median(&ror),
+                    delay_ns: Some(d),
+                    repetitions: reps as u64,
+                    prtt_1_0_reps_ns: r1,
+                    prtt_n_0_reps_ns: rn,
+                    prtt_n_d_reps_ns: rnd,
+                    recv_overhead_reps_ns: ror,
+                    send_waits_for_receiver: Some(rdv),
+                    ..Default::default()
+                }
+            })
+            .collect()
+    }
+
+    const THREE: [(u64, f64, f64, f64); 3] = [
+        (256, 80.0, 0.12, 60.0),
+        (4040, 300.0, 0.09, 340.0),
+        (u64::MAX, 2200.0, 0.075, 2300.0),
+    ];
+
+    #[test]
+    fn three_ranges_non_negative_with_intervals_that_cover_the_truth() {
+        let s = Settings::default();
+        let (mut exact, mut covered, mut total) = (0, 0, 0);
+        for seed in 1..=40u64 {
+            let pts = machine_points(&THREE, Some(4040), 5, seed);
+            let f = fit_set(&pts, 16, &[256, 4040], &s);
+            if f.ranges.len() == 3 {
+                exact += 1;
+                for (r, &(_, g, gg, os)) in f.ranges.iter().zip(&THREE) {
+                    for (v, ci, truth) in [
+                        (r.gap_ns, r.gap_ns_ci, g),
+                        (r.gap_per_byte_ns, r.gap_per_byte_ns_ci, gg),
+                        (r.send_overhead_ns, r.send_overhead_ns_ci, os),
+                    ] {
+                        let (v, [lo, hi]) = (v.unwrap(), ci.unwrap());
+                        assert!(v >= 0.0 && lo <= v && v <= hi);
+                        total += 1;
+                        if lo <= truth && truth <= hi {
+                            covered += 1;
+                        }
+                    }
+                }
+                assert_eq!(f.ranges[0].size_hi_bytes, 256);
+                assert_eq!(f.ranges[1].size_hi_bytes, 4040);
+            }
+        }
+        assert!(exact >= 38, "three ranges in {exact} of 40");
+        assert!(covered * 10 >= total * 9, "intervals cover the truth in {covered} of {total}");
+    }
+}

@@ -1,0 +1,420 @@
+//! Passive LogGP estimates from the application's own calls: the merged per-bin lower
+//! envelopes in (the shim reduces its histograms to `passive[].bins`), ranges, switch
+//! brackets and the model check out. The same code runs in the shim at report time and
+//! in `loggp refit`.
+//!
+//! Why each envelope measures what it claims (LogGP, and the protocols T / TA / RTA / RAT
+//! of altawil-moritz §3.2):
+//! * o_s — a blocking send of an eager size (protocol T) returns once the message is handed
+//!   to the transport, so its duration is the sender's overhead o_s(s) plus any wait for
+//!   resources; waits only add, so the lower envelope of the durations (a robust low
+//!   quantile, the 10th percentile, not the single minimum) is o_s(s). For a nonblocking
+//!   send, o_s(s) is the initiation call plus the completion call of a request that had
+//!   already completed — the lower envelopes of both.
+//! * o_r — a receive whose message had already arrived costs the receiver o_r(s) alone;
+//!   one that waits costs more, so the lower envelope is o_r(s) (an upper bound when few
+//!   messages had arrived before their receive).
+//! * G — within one protocol range the envelope is linear in s: eager, the slope is the
+//!   per-byte cost the caller pays (copying into the transport); past a rendezvous switch
+//!   a blocking send waits for the whole transfer, so the slope is the path's G.
+//!   Least squares over the per-bin envelopes constrained to G ≥ 0.
+//! * g — consecutive sends to one peer started back to back are spaced by max(o_s, g);
+//!   the lower envelope of that spacing is g where the transport limits the injection rate.
+//! * ranges — the optimal segmentation of `segment` over the envelopes, each bin's σ from
+//!   the interval of its 10th percentile (order statistics of its histogram).
+//! * switches — each boundary is bracketed by the largest size seen on one side and the
+//!   smallest seen on the other. The main bracket (the eager limit of a send mode) needs
+//!   evidence: a jump to at least 1.5 × what the left side predicts that holds for the
+//!   lower ends of both bins' intervals, in bins with enough calls; otherwise none.
+//! * L needs both ends' clocks and is not estimated passively (null, with a note).
+use crate::fit::gap_line;
+use crate::segment::{bic_penalty, segment, Series};
+use crate::stats::{percentile_ci, Rng};
+use crate::Settings;
+use loggp_report::{Bin, Range};
+
+/// Calls a bin needs on each side of a switch before its bracket is believed.
+pub const MIN_BRACKET_CALLS: u64 = 20;
+
+/// One bin as the estimators see it.
+#[derive(Clone, Copy, Debug)]
+struct B {
+    smallest: u64,
+    largest: u64,
+    count: u64,
+    env: f64,
+    ci: [f64; 2],
+    p50: f64,
+    gap: Option<(f64, [f64; 2], u64)>,
+}
+
+impl B {
+    fn size(&self) -> f64 {
+        (self.smallest as f64 + self.largest as f64) / 2.0
+    }
+    fn sd(&self) -> f64 {
+        (self.ci[1] - self.ci[0]).max(0.0) / 3.92
+    }
+}
+
+fn view(bins: &[Bin]) -> Vec<B> {
+    let mut v: Vec<B> = bins
+        .iter()
+        .filter_map(|b| {
+            let env = b.envelope_ns.or(b.p10_ns)?;
+            // Reports before the intervals: the histogram's resolution (±3.2 %).
+            let ci = b.envelope_ns_ci.unwrap_or([env * 0.968, env * 1.032]);
+            Some(B {
+                smallest: b.smallest_bytes,
+                largest: b.largest_bytes,
+                count: b.count,
+                env,
+                ci,
+                p50: b.envelope_p50_ns.or(b.p50_ns).unwrap_or(env),
+                gap: b
+                    .burst_gap_ns
+                    .map(|g| (g, b.burst_gap_ns_ci.unwrap_or([g * 0.968, g * 1.032]), b.burst_gaps)),
+            })
+        })
+        .collect();
+    v.sort_by_key(|b| b.smallest);
+    v
+}
+
+/// What the traffic of one (class, mode) tells.
+#[derive(Clone, Debug, Default)]
+pub struct Learned {
+    pub ranges: Vec<Range>,
+    /// The eager limit's bracket [largest seen before, smallest seen after], where the
+    /// evidence holds; else why not.
+    pub main_bracket: Option<(u64, u64)>,
+    pub bracket_note: Option<String>,
+    /// (calls, count-weighted median relative error of the fitted lines).
+    pub model_check: Option<(u64, Option<f64>)>,
+}
+
+pub fn is_receive(mode: &str) -> bool {
+    matches!(mode, "recv" | "irecv" | "mrecv")
+}
+
+pub fn is_send(mode: &str) -> bool {
+    matches!(
+        mode,
+        "send" | "ssend" | "bsend" | "rsend" | "isend" | "issend" | "ibsend" | "irsend"
+    )
+}
+
+pub const METHOD: &str = "o_s / o_r: lower envelope (10th percentile) at the range's smallest size, interval from the order statistics of its histogram; G: least squares over the bins' envelopes constrained to G ≥ 0, interval by a parametric bootstrap of the envelopes; g: lower envelope of back-to-back send spacing";
+
+/// Fits ranges, the main bracket and the model check of one (class, mode).
+pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
+    let bins = view(bins);
+    let mut out = Learned::default();
+    if bins.is_empty() {
+        return out;
+    }
+    let x: Vec<f64> = bins.iter().map(B::size).collect();
+    let y: Vec<f64> = bins.iter().map(|b| b.env).collect();
+    let sigma: Vec<f64> = bins
+        .iter()
+        .map(|b| (b.sd().powi(2) + (s.rel_floor * b.env).powi(2) + s.abs_floor_ns.powi(2)).sqrt())
+        .collect();
+    let idx = segment(
+        &x,
+        &[Series { y: &y, sigma: &sigma }],
+        2,
+        s.penalty_scale * bic_penalty(bins.len(), 1),
+    );
+    let mut rng = Rng::new(s.seed);
+    let mut lines: Vec<(usize, usize, Option<(f64, f64)>)> = vec![];
+    for &(a, b) in &idx {
+        let seg = &bins[a..=b];
+        let distinct = seg[0].smallest != seg[seg.len() - 1].largest;
+        let wide = seg.len() >= 3 && seg[seg.len() - 1].largest as f64 >= 2.0 * seg[0].smallest.max(1) as f64;
+        let fit = |ys: &[f64]| gap_line(&seg.iter().zip(ys).map(|(b, &y)| (b.size(), y, 1.0)).collect::<Vec<_>>());
+        let line = if distinct && wide { fit(&y[a..=b]) } else { None };
+        // Parametric bootstrap of G: every bin's envelope drawn within its interval.
+        let g_ci = line.and_then(|(_, gg)| {
+            let reps: Vec<f64> = (0..s.bootstrap)
+                .filter_map(|_| {
+                    let ys: Vec<f64> = seg.iter().map(|b| (b.env + b.sd() * rng.normal()).max(0.0)).collect();
+                    fit(&ys).map(|l| l.1)
+                })
+                .collect();
+            percentile_ci(&reps).map(|[lo, hi]| [lo.min(gg).max(0.0), hi.max(gg)])
+        });
+        let samples: u64 = seg.iter().map(|x| x.count).sum();
+        let (o, o_ci) = (seg[0].env, seg[0].ci);
+        let mut notes: Vec<String> = vec![];
+        let (send_o, recv_o) = if is_receive(mode) {
+            notes.push("o_r: lower envelope (10th percentile) of the receive calls; an upper bound if few messages had arrived before their receive".into());
+            (None, Some((o, o_ci)))
+        } else if mode == "sendrecv" {
+            notes.push("sendrecv: o_s and o_r are not separable from one call".into());
+            (None, None)
+        } else {
+            notes.push("o_s: lower envelope (10th percentile) of the send calls at the smallest size".into());
+            (Some((o, o_ci)), None)
+        };
+        let gap = seg.iter().find_map(|x| x.gap);
+        if gap.is_none() {
+            notes.push("g: not observed (no back-to-back sends to one peer in these sizes)".into());
+        }
+        if line.is_none() {
+            notes.push(if distinct {
+                "G: the range is too narrow to determine a slope (fewer than 3 bins or less than a factor 2 in size)".into()
+            } else {
+                "G: not observed (one size only in this range)".into()
+            });
+        }
+        notes.push("L: needs both ends' clocks, not estimated passively".into());
+        let rms = line.map(|(g, gg)| {
+            (seg.iter()
+                .map(|b| (g + gg * (b.size() - 1.0) - b.env).powi(2))
+                .sum::<f64>()
+                / seg.len() as f64)
+                .sqrt()
+        });
+        let ci = |(v, c): (f64, [f64; 2])| [c[0].min(v).max(0.0), c[1].max(v)];
+        out.ranges.push(Range {
+            size_lo_bytes: seg[0].smallest,
+            size_hi_bytes: seg[seg.len() - 1].largest,
+            send_overhead_ns: send_o.map(|v| v.0),
+            send_overhead_ns_ci: send_o.map(ci),
+            recv_overhead_ns: recv_o.map(|v| v.0),
+            recv_overhead_ns_ci: recv_o.map(ci),
+            gap_ns: gap.map(|g| g.0),
+            gap_ns_ci: gap.map(|g| ci((g.0, g.1))),
+            gap_per_byte_ns: line.map(|l| l.1),
+            gap_per_byte_ns_ci: g_ci,
+            latency_ns: None,
+            latency_ns_ci: None,
+            fit_rms_ns: rms,
+            method: Some(METHOD.into()),
+            samples: Some(samples),
+            note: Some(notes.join("; ")),
+            protocol: None,
+        });
+        lines.push((a, b, line));
+    }
+    let line_of = |i: usize| lines.iter().find(|(a, b, _)| (*a..=*b).contains(&i)).and_then(|x| x.2);
+    // The main bracket: the largest jump between neighbouring bins (an eager-to-rendezvous
+    // switch adds a handshake, a round trip, to every call; other switches far less),
+    // looked for between every pair of neighbours so that a range the segmentation left
+    // whole cannot hide it. It must hold against the noise: the right side (the smaller
+    // of the next two bins, so one slow bin is no switch) must stay above 1.5 × what the
+    // left side predicts even at the low end of its interval against the high end of the
+    // left's, exceed two timer floors, and both bins must hold enough calls.
+    let mut best: Option<(f64, (u64, u64))> = None;
+    let mut weak: Option<String> = None;
+    for i in 0..bins.len().saturating_sub(1) {
+        let r = match bins.get(i + 2) {
+            Some(n) if n.env < bins[i + 1].env => *n,
+            _ => bins[i + 1],
+        };
+        let predicted = line_of(i)
+            .map(|(g, gg)| g + gg * (bins[i + 1].size() - 1.0))
+            .unwrap_or(0.0)
+            .max(bins[i].env);
+        let predicted_hi = predicted.max(bins[i].ci[1]);
+        let jump = r.env - predicted;
+        if r.env <= 1.5 * predicted || jump <= 2.0 * s.abs_floor_ns {
+            continue;
+        }
+        let bracket = (bins[i].largest, bins[i + 1].smallest);
+        let calls = bins[i].count.min(bins[i + 1].count);
+        if calls < MIN_BRACKET_CALLS {
+            weak = Some(format!(
+                "a jump between {} and {} B rests on {calls} calls (fewer than {MIN_BRACKET_CALLS}): no bracket",
+                bracket.0, bracket.1
+            ));
+            continue;
+        }
+        if r.ci[0] <= 1.5 * predicted_hi {
+            weak = Some(format!(
+                "the jump between {} and {} B is within the envelopes' intervals: no bracket",
+                bracket.0, bracket.1
+            ));
+            continue;
+        }
+        if best.is_none_or(|b| jump > b.0) {
+            best = Some((jump, bracket));
+        }
+    }
+    out.main_bracket = best.map(|b| b.1);
+    out.bracket_note = if best.is_some() { None } else { weak.or(Some("no jump of an eager-to-rendezvous switch in the traffic (sizes on one side only, or a receiver always waiting)".into())) };
+    // Model check: the fitted line of each bin's range against the bin's median.
+    let mut errs: Vec<(f64, u64)> = vec![];
+    for (a, b, line) in &lines {
+        for x in &bins[*a..=*b] {
+            let pred = match line {
+                Some((g, gg)) => g + gg * (x.size() - 1.0),
+                None => bins[*a].env,
+            };
+            if x.p50 > 0.0 {
+                errs.push(((pred - x.p50).abs() / x.p50, x.count));
+            }
+        }
+    }
+    let calls: u64 = bins.iter().map(|b| b.count).sum();
+    errs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = errs.iter().map(|e| e.1).sum::<u64>().div_ceil(2);
+    let mut seen = 0;
+    let median = errs.iter().find(|e| {
+        seen += e.1;
+        seen >= half
+    });
+    out.model_check = Some((calls, median.map(|e| e.0)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loggp_report::bins::{size_bin, size_bin_range};
+    use std::collections::BTreeMap;
+
+    /// A LogGP machine's calls (ground truth §3): eager up to `switch` (o_s + (s−1)·copy),
+    /// rendezvous above (o_rdv + (s−1)·G); ±2 % jitter, 5 % outliers 2–10× slower; with
+    /// bursts, back-to-back spacing max(o_s, g).
+    struct Machine {
+        o_s: f64,
+        copy_per_byte: f64,
+        o_rdv: f64,
+        g_per_byte: f64,
+        switch: u64,
+        gap: f64,
+    }
+
+    const M: Machine = Machine {
+        o_s: 300.0,
+        copy_per_byte: 0.09,
+        o_rdv: 2500.0,
+        g_per_byte: 0.075,
+        switch: 4040,
+        gap: 900.0,
+    };
+
+    impl Machine {
+        fn duration(&self, s: u64) -> f64 {
+            if s <= self.switch {
+                self.o_s + (s as f64 - 1.0) * self.copy_per_byte
+            } else {
+                self.o_rdv + (s as f64 - 1.0) * self.g_per_byte
+            }
+        }
+    }
+
+    /// The bin a shim would report for these samples (exact order statistics here).
+    fn bin(sizes: &[u64], d: &mut [f64], gaps: &mut [f64]) -> Bin {
+        let (lo, hi) = size_bin_range(size_bin(sizes[0]));
+        d.sort_by(f64::total_cmp);
+        gaps.sort_by(f64::total_cmp);
+        let q = |v: &[f64], p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+        let ci = |v: &[f64]| {
+            let n = v.len() as f64;
+            let h = 1.96 * (n * 0.1 * 0.9).sqrt();
+            [q(v, ((n * 0.1 - h) / n).max(0.0)), q(v, ((n * 0.1 + h) / n).min(1.0))]
+        };
+        Bin {
+            size_lo_bytes: lo,
+            size_hi_bytes: hi,
+            smallest_bytes: *sizes.iter().min().unwrap(),
+            largest_bytes: *sizes.iter().max().unwrap(),
+            count: d.len() as u64,
+            envelope_ns: Some(q(d, 0.1)),
+            envelope_ns_ci: Some(ci(d)),
+            envelope_p50_ns: Some(q(d, 0.5)),
+            burst_gaps: gaps.len() as u64,
+            burst_gap_ns: (!gaps.is_empty()).then(|| q(gaps, 0.1)),
+            burst_gap_ns_ci: (!gaps.is_empty()).then(|| ci(gaps)),
+            ..Default::default()
+        }
+    }
+
+    fn traffic(m: &Machine, sizes: &[u64], per_size: usize, bursts: bool, seed: u64) -> Vec<Bin> {
+        let mut rng = Rng::new(seed);
+        let mut by_bin: BTreeMap<u16, (Vec<u64>, Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        for &s in sizes {
+            for _ in 0..per_size {
+                let mut d = m.duration(s) * (1.0 + 0.02 * rng.sym());
+                if rng.uniform() < 0.05 {
+                    d *= 2.0 + 8.0 * rng.uniform();
+                }
+                let e = by_bin.entry(size_bin(s)).or_default();
+                e.0.push(s);
+                e.1.push(d);
+                if bursts && s <= m.switch {
+                    e.2.push(m.duration(s).max(m.gap) * (1.0 + 0.02 * rng.sym()));
+                }
+            }
+        }
+        by_bin
+            .into_values()
+            .map(|(s, mut d, mut g)| bin(&s, &mut d, &mut g))
+            .collect()
+    }
+
+    fn sizes() -> Vec<u64> {
+        // An application's sizes: not powers of two, several per bin, across the switch.
+        let mut v = vec![];
+        let mut s = 8.0f64;
+        while s < 300_000.0 {
+            v.push(s as u64);
+            s *= 1.13;
+        }
+        v
+    }
+
+    fn rel(a: f64, b: f64) -> f64 {
+        (a - b).abs() / b
+    }
+
+    #[test]
+    fn recovers_o_s_g_big_g_and_brackets_the_switch() {
+        for seed in 1..8 {
+            let bins = traffic(&M, &sizes(), 200, true, seed);
+            let l = learn("send", &bins, &Settings::default());
+            let (lo, hi) = l.main_bracket.expect("a switch");
+            assert!(lo <= M.switch && hi > M.switch, "seed {seed}: bracket {lo}..{hi}");
+            let first = &l.ranges[0];
+            let o = first.send_overhead_ns.unwrap();
+            assert!(rel(o, M.duration(first.size_lo_bytes)) < 0.05, "o_s {o}");
+            let [a, b] = first.send_overhead_ns_ci.unwrap();
+            assert!(a <= o && o <= b);
+            assert!(rel(first.gap_ns.unwrap(), M.gap) < 0.05, "g {:?}", first.gap_ns);
+            let above = l
+                .ranges
+                .iter()
+                .find(|r| r.size_lo_bytes > M.switch)
+                .expect("a range above the switch");
+            let g = above.gap_per_byte_ns.unwrap();
+            assert!(rel(g, M.g_per_byte) < 0.05, "G {g}");
+            let [a, b] = above.gap_per_byte_ns_ci.unwrap();
+            assert!(a <= g && g <= b && a >= 0.0);
+            let (_, err) = l.model_check.unwrap();
+            assert!(err.unwrap() < 0.05, "model error {err:?}");
+        }
+    }
+
+    #[test]
+    fn what_the_traffic_does_not_show_is_null_and_weak_evidence_gives_no_bracket() {
+        // No bursts: no g. Sizes on one side of the switch only: no bracket.
+        let small: Vec<u64> = sizes().into_iter().filter(|&s| s < 3000).collect();
+        let l = learn("send", &traffic(&M, &small, 100, false, 3), &Settings::default());
+        assert_eq!(l.main_bracket, None);
+        assert!(l.bracket_note.is_some());
+        for r in &l.ranges {
+            assert_eq!(r.gap_ns, None);
+            assert!(r.note.as_deref().unwrap().contains("g: not observed"));
+        }
+        // One size only: no G.
+        let l = learn("send", &traffic(&M, &[100], 100, false, 4), &Settings::default());
+        assert_eq!(l.ranges.len(), 1);
+        assert_eq!(l.ranges[0].gap_per_byte_ns, None);
+        // The switch seen in a handful of calls only: no bracket, and the note says why.
+        let l = learn("send", &traffic(&M, &sizes(), 3, false, 5), &Settings::default());
+        assert_eq!(l.main_bracket, None, "{:?}", l.bracket_note);
+        assert!(l.bracket_note.unwrap().contains("calls"));
+    }
+}
