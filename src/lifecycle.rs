@@ -572,7 +572,16 @@ fn build_report(
     };
     // The estimates: ranges, intervals, MPI − raw, brackets, model check (the model crate,
     // the same code `loggp refit` runs offline).
-    loggp_model::estimate(&mut report, &crate::calib::run::model_settings());
+    // Not on an abnormal exit: there the write must be quick (a launcher may kill the
+    // rank), and the measurements are in the file for `loggp refit`.
+    if complete {
+        loggp_model::estimate(&mut report, &crate::calib::run::model_settings());
+    } else {
+        report.sections.insert(
+            "estimates".into(),
+            "not computed on an abnormal exit: `loggp refit` computes them from this file".into(),
+        );
+    }
     let overhead_status = if report.mpi_overhead.is_empty() {
         "none: no raw transport calibrated beside MPI".to_string()
     } else {
