@@ -587,7 +587,9 @@ fn build_report(
     } else {
         "done".to_string()
     };
-    report.sections.insert("mpi_overhead".into(), overhead_status);
+    report
+        .sections
+        .insert("mpi_overhead".into(), overhead_status);
     report
 }
 
@@ -644,6 +646,7 @@ fn calibration_section(
         duration_ns: (o.duration_ns > 0.0).then_some(o.duration_ns),
         pairs: o.pairs,
         disturbance: o.disturbance,
+        off_cpu_share: o.off_cpu_share,
         mpi: sets.into_iter().map(|(s, _)| s).collect(),
         raw: {
             // One set per (transport, class): the first pair's, as for MPI.

@@ -82,7 +82,11 @@ pub fn sets(cells: &BTreeMap<CellKey, Cell>) -> Vec<Passive> {
             continue;
         }
         if initiates(f) {
-            init.entry((cl, m)).or_default().entry(bin).or_default().merge(c);
+            init.entry((cl, m))
+                .or_default()
+                .entry(bin)
+                .or_default()
+                .merge(c);
         } else if completes(f) {
             done.entry((cl, m, bin)).or_default().merge(c);
         } else if f == BURST_GAP {

@@ -107,7 +107,10 @@ fn mpich_ucx_rndv_thresh_moves_the_switch() {
         }
         assert_eq!(t.mpi_t, None, "MPICH has no MPI_T eager limit for UCX");
         let setting = t.setting.as_ref().expect("UCX's setting");
-        assert_eq!((setting.component.as_str(), setting.name.as_str()), ("ucx", "UCX_RNDV_THRESH"));
+        assert_eq!(
+            (setting.component.as_str(), setting.name.as_str()),
+            ("ucx", "UCX_RNDV_THRESH")
+        );
         assert_eq!(setting.value, thresh, "{setting:?}");
     }
 }
@@ -129,7 +132,12 @@ fn openmpi_vader_has_exactly_two_switches_in_9_of_10_calibrations() {
     let mut good = 0;
     let mut seen = vec![];
     for i in 0..10 {
-        let r = calibrated(Mpi::OpenMpi, 2, &[("LOGGP_RAW", "off")], &format!("calib_two_{i}"));
+        let r = calibrated(
+            Mpi::OpenMpi,
+            2,
+            &[("LOGGP_RAW", "off")],
+            &format!("calib_two_{i}"),
+        );
         let w = switches(&r);
         if w.len() == 2 && (192..=264).contains(&w[0]) && (3968..=4096).contains(&w[1]) {
             good += 1;
@@ -144,7 +152,10 @@ fn openmpi_vader_has_exactly_two_switches_in_9_of_10_calibrations() {
         let r = calibrated(
             Mpi::OpenMpi,
             2,
-            &[("LOGGP_RAW", "off"), ("OMPI_MCA_btl_vader_eager_limit", "8192")],
+            &[
+                ("LOGGP_RAW", "off"),
+                ("OMPI_MCA_btl_vader_eager_limit", "8192"),
+            ],
             &format!("calib_two_8192_{i}"),
         );
         let w = switches(&r);
@@ -178,12 +189,23 @@ fn openmpi_pml_ucx_switch_follows_ucx_and_the_cross_check_names_it() {
         let t = threshold(&r, "intra_node", "send");
         let limit = thresh.unwrap_or(262144);
         let found = t.active_bytes.expect("a switch") as i64;
-        assert!((limit - 128..=limit).contains(&found), "limit {limit}: found {found}");
-        assert_eq!(t.mpi_t, None, "vader carries no traffic under pml ucx: {:?}", t.mpi_t);
+        assert!(
+            (limit - 128..=limit).contains(&found),
+            "limit {limit}: found {found}"
+        );
+        assert_eq!(
+            t.mpi_t, None,
+            "vader carries no traffic under pml ucx: {:?}",
+            t.mpi_t
+        );
         let s = t.setting.as_ref().expect("UCX's setting");
         assert_eq!(s.component, "pml ucx");
         assert_eq!(s.value, Some(limit), "{s:?}");
-        let want = if thresh.is_some() { "UCX_RNDV_THRESH" } else { "UCX_RNDV_SEND_NBR_THRESH" };
+        let want = if thresh.is_some() {
+            "UCX_RNDV_THRESH"
+        } else {
+            "UCX_RNDV_SEND_NBR_THRESH"
+        };
         assert_eq!(s.name, want);
     }
 }
@@ -209,7 +231,12 @@ fn under_load_a_switch_is_right_or_marked_disturbed() {
     };
     let load = Load(vec![spin(), spin()]);
     for i in 0..2 {
-        let r = calibrated(Mpi::OpenMpi, 2, &[("LOGGP_RAW", "off")], &format!("calib_load_{i}"));
+        let r = calibrated(
+            Mpi::OpenMpi,
+            2,
+            &[("LOGGP_RAW", "off")],
+            &format!("calib_load_{i}"),
+        );
         assert!(
             r.calibration.disturbance.is_some() && r.calibration.status.contains("disturbed"),
             "a loaded machine is seen: {} / {:?}",

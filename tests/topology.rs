@@ -48,7 +48,7 @@ fn run_two_hosts(
         xs += &format!(" -x {k}={v}");
     }
     let cmd = format!(
-        "hostname lg-h1; timeout 240 mpirun.openmpi --mca mpi_yield_when_idle 1 --mca plm_rsh_agent /tmp/loggp-nsrsh \
+        "hostname lg-h1; timeout 240 mpirun.openmpi --bind-to none --mca mpi_yield_when_idle 1 --mca plm_rsh_agent /tmp/loggp-nsrsh \
          --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24 \
          -H {hosts} {extra} -x LD_PRELOAD={}{xs} {}",
         Mpi::OpenMpi.shim().display(),

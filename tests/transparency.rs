@@ -48,7 +48,7 @@ fn p2p_all(mpi: Mpi, np: usize) {
     let mut want = expected_requests(&stdout(&shim));
     want.retain(|_, v| *v != (0, 0, 0));
     assert_eq!(request_totals(&r), want, "request lifecycles");
-    assert_eq!(r.warnings, Vec::<String>::new());
+    assert_eq!(run_warnings(&r), Vec::<String>::new());
 }
 
 #[test]

@@ -155,9 +155,22 @@ pub fn segments(points: &[Point], boot: &Boot, s: &Settings) -> Vec<(usize, usiz
 }
 
 /// g and G of G_all over points a..=b for replicate r, with each point's σ as weight.
-pub fn gap_fit(points: &[Point], boot: &Boot, r: usize, sg: &[f64], a: usize, b: usize) -> Option<(f64, f64)> {
+pub fn gap_fit(
+    points: &[Point],
+    boot: &Boot,
+    r: usize,
+    sg: &[f64],
+    a: usize,
+    b: usize,
+) -> Option<(f64, f64)> {
     let pts: Vec<(f64, f64, f64)> = (a..=b)
-        .map(|i| (points[i].size_bytes as f64, boot.reps[r][i][GALL], 1.0 / sg[i].max(1e-12).powi(2)))
+        .map(|i| {
+            (
+                points[i].size_bytes as f64,
+                boot.reps[r][i][GALL],
+                1.0 / sg[i].max(1e-12).powi(2),
+            )
+        })
         .filter(|p| p.1.is_finite())
         .collect();
     gap_line(&pts)
@@ -208,7 +221,9 @@ pub fn fit_set(points: &[Point], n: u64, switches: &[u64], s: &Settings) -> SetF
         let reps: Vec<RangeParams> = (0..nrep)
             .map(|r| {
                 let q = &boot.reps[r][a..=b];
-                let med = |j: usize| median(&q.iter().map(|v| v[j]).collect::<Vec<_>>()).unwrap_or(f64::NAN);
+                let med = |j: usize| {
+                    median(&q.iter().map(|v| v[j]).collect::<Vec<_>>()).unwrap_or(f64::NAN)
+                };
                 let (g, gg) = if narrow {
                     // Too few sizes for a slope: g is the mean level (G = 0 fit).
                     let pts: Vec<(f64, f64, f64)> = (a..=b)
@@ -229,12 +244,21 @@ pub fn fit_set(points: &[Point], n: u64, switches: &[u64], s: &Settings) -> SetF
             })
             .collect();
         let est = reps[0];
-        let boot_of = |j: usize| -> Vec<f64> { reps[1..].iter().map(|p| p[j]).filter(|v| v.is_finite()).collect() };
+        let boot_of = |j: usize| -> Vec<f64> {
+            reps[1..]
+                .iter()
+                .map(|p| p[j])
+                .filter(|v| v.is_finite())
+                .collect()
+        };
         // o_r and L are read off the timer directly: their intervals are at least one
         // timer step wide (resampled medians of 10-ns steps can all be equal).
         let step = s.abs_floor_ns / 2.0;
         let mut notes = vec![];
-        let value = |j: usize, name: &str, notes: &mut Vec<String>| -> (Option<f64>, Option<[f64; 2]>) {
+        let value = |j: usize,
+                     name: &str,
+                     notes: &mut Vec<String>|
+         -> (Option<f64>, Option<[f64; 2]>) {
             let e = est[j];
             if !e.is_finite() {
                 notes.push(format!("{name}: not measured"));
@@ -267,7 +291,11 @@ pub fn fit_set(points: &[Point], n: u64, switches: &[u64], s: &Settings) -> SetF
         };
         let (lat, lat_ci) = value(4, "L", &mut notes);
         let lat_ci = widen(lat_ci);
-        let lo = if k == 0 { sizes[0] } else { ranges_hi(&ranges) + 1 };
+        let lo = if k == 0 {
+            sizes[0]
+        } else {
+            ranges_hi(&ranges) + 1
+        };
         let hi = if k + 1 == index.len() {
             sizes[sizes.len() - 1]
         } else {
@@ -282,12 +310,18 @@ pub fn fit_set(points: &[Point], n: u64, switches: &[u64], s: &Settings) -> SetF
         let rms = {
             let (g0, gg0) = (est[2], est[3]);
             ((a..=b)
-                .map(|i| (boot.estimate(i)[GALL] - g0 - gg0 * (points[i].size_bytes as f64 - 1.0)).powi(2))
+                .map(|i| {
+                    (boot.estimate(i)[GALL] - g0 - gg0 * (points[i].size_bytes as f64 - 1.0))
+                        .powi(2)
+                })
                 .sum::<f64>()
                 / (b - a + 1) as f64)
                 .sqrt()
         };
-        let waits = points[a..=b].iter().filter(|p| p.send_waits_for_receiver == Some(true)).count();
+        let waits = points[a..=b]
+            .iter()
+            .filter(|p| p.send_waits_for_receiver == Some(true))
+            .count();
         ranges.push(Range {
             size_lo_bytes: lo,
             size_hi_bytes: hi,
@@ -305,7 +339,14 @@ pub fn fit_set(points: &[Point], n: u64, switches: &[u64], s: &Settings) -> SetF
             method: Some(METHOD.into()),
             samples: Some((b - a + 1) as u64),
             note: (!notes.is_empty()).then(|| notes.join("; ")),
-            protocol: Some(if waits * 2 > b - a + 1 { "rendezvous" } else { "eager" }.into()),
+            protocol: Some(
+                if waits * 2 > b - a + 1 {
+                    "rendezvous"
+                } else {
+                    "eager"
+                }
+                .into(),
+            ),
         });
         params.push(reps);
     }
@@ -327,7 +368,12 @@ pub mod tests {
 
     /// A calibration set of a LogGP machine (ground truth §3): per range (last size, g,
     /// G, o_s), PRTT repetitions with ±4 % jitter and timer steps of 10 ns.
-    pub fn machine_points(ranges: &[(u64, f64, f64, f64)], eager_limit: Option<u64>, reps: usize, seed: u64) -> Vec<Point> {
+    pub fn machine_points(
+        ranges: &[(u64, f64, f64, f64)],
+        eager_limit: Option<u64>,
+        reps: usize,
+        seed: u64,
+    ) -> Vec<Point> {
         let n = 16u64;
         let mut rng = Rng::new(seed);
         let mut sizes = vec![1u64];
@@ -345,7 +391,10 @@ pub mod tests {
         sizes
             .iter()
             .map(|&s| {
-                let (_, g, gg, os) = *ranges.iter().find(|r| s <= r.0).unwrap_or(ranges.last().unwrap());
+                let (_, g, gg, os) = *ranges
+                    .iter()
+                    .find(|r| s <= r.0)
+                    .unwrap_or(ranges.last().unwrap());
                 let rdv = eager_limit.is_some_and(|e| s > e);
                 let gall = g + (s as f64 - 1.0) * gg;
                 let p1 = 2.0 * (l + os + (s as f64) * gg);
@@ -412,6 +461,9 @@ pub mod tests {
             }
         }
         assert!(exact >= 38, "three ranges in {exact} of 40");
-        assert!(covered * 10 >= total * 9, "intervals cover the truth in {covered} of {total}");
+        assert!(
+            covered * 10 >= total * 9,
+            "intervals cover the truth in {covered} of {total}"
+        );
     }
 }

@@ -13,7 +13,9 @@ pub fn physically_invalid(r: &Report) -> Vec<String> {
             }
             match ci {
                 Some([lo, hi]) if lo <= x && x <= hi && lo >= 0.0 => {}
-                other => bad.push(format!("{what} = {x}: interval {other:?} does not contain it")),
+                other => bad.push(format!(
+                    "{what} = {x}: interval {other:?} does not contain it"
+                )),
             }
         }
     };
@@ -21,27 +23,59 @@ pub fn physically_invalid(r: &Report) -> Vec<String> {
         .calibration
         .mpi
         .iter()
-        .map(|s| (format!("calibration {} {}", s.peer_class, s.mode), &s.ranges))
-        .chain(r.calibration.raw.iter().map(|s| (format!("raw {} {}", s.transport, s.peer_class), &s.ranges)))
-        .chain(r.passive.iter().map(|s| (format!("passive {} {}", s.peer_class, s.mode), &s.ranges)));
+        .map(|s| {
+            (
+                format!("calibration {} {}", s.peer_class, s.mode),
+                &s.ranges,
+            )
+        })
+        .chain(
+            r.calibration
+                .raw
+                .iter()
+                .map(|s| (format!("raw {} {}", s.transport, s.peer_class), &s.ranges)),
+        )
+        .chain(
+            r.passive
+                .iter()
+                .map(|s| (format!("passive {} {}", s.peer_class, s.mode), &s.ranges)),
+        );
     for (name, ranges) in sets {
         for x in ranges {
             let at = format!("{name} {}..{}", x.size_lo_bytes, x.size_hi_bytes);
-            check(format!("{at} o_s"), x.send_overhead_ns, x.send_overhead_ns_ci);
-            check(format!("{at} o_r"), x.recv_overhead_ns, x.recv_overhead_ns_ci);
+            check(
+                format!("{at} o_s"),
+                x.send_overhead_ns,
+                x.send_overhead_ns_ci,
+            );
+            check(
+                format!("{at} o_r"),
+                x.recv_overhead_ns,
+                x.recv_overhead_ns_ci,
+            );
             check(format!("{at} g"), x.gap_ns, x.gap_ns_ci);
             check(format!("{at} G"), x.gap_per_byte_ns, x.gap_per_byte_ns_ci);
             check(format!("{at} L"), x.latency_ns, x.latency_ns_ci);
         }
     }
     for o in &r.mpi_overhead {
-        let at = format!("MPI − {} {}..{}", o.transport, o.size_lo_bytes, o.size_hi_bytes);
-        check(format!("{at} o_s"), o.send_overhead_ns, o.send_overhead_ns_ci);
-        check(format!("{at} o_r"), o.recv_overhead_ns, o.recv_overhead_ns_ci);
+        let at = format!(
+            "MPI − {} {}..{}",
+            o.transport, o.size_lo_bytes, o.size_hi_bytes
+        );
+        check(
+            format!("{at} o_s"),
+            o.send_overhead_ns,
+            o.send_overhead_ns_ci,
+        );
+        check(
+            format!("{at} o_r"),
+            o.recv_overhead_ns,
+            o.recv_overhead_ns_ci,
+        );
         check(format!("{at} L"), o.latency_ns, o.latency_ns_ci);
         check(format!("{at} g"), o.gap_ns, o.gap_ns_ci);
         check(format!("{at} G"), o.gap_per_byte_ns, o.gap_per_byte_ns_ci);
     }
     bad
 }
-

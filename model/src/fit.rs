@@ -114,7 +114,11 @@ mod tests {
         assert!(g >= 0.0 && gg >= 0.0);
         assert!((g - 90.0).abs() < 1e-9 && gg == 0.0);
         // A free fit would give a negative intercept.
-        let pts = [(1000.0, 90.0, 1.0), (2000.0, 200.0, 1.0), (3000.0, 310.0, 1.0)];
+        let pts = [
+            (1000.0, 90.0, 1.0),
+            (2000.0, 200.0, 1.0),
+            (3000.0, 310.0, 1.0),
+        ];
         let (g, gg) = gap_line(&pts).unwrap();
         assert!(g == 0.0 && gg > 0.1);
         // Inside the region the free fit stands.

@@ -91,7 +91,10 @@ pub fn estimate(r: &mut Report, s: &Settings) {
         if !sw.is_empty() || ranges.len() < 2 {
             return sw.to_vec();
         }
-        ranges[..ranges.len() - 1].iter().map(|x| x.size_hi_bytes).collect()
+        ranges[..ranges.len() - 1]
+            .iter()
+            .map(|x| x.size_hi_bytes)
+            .collect()
     };
     let mut mpi_fits = vec![];
     for set in &mut r.calibration.mpi {
@@ -147,7 +150,11 @@ pub fn estimate(r: &mut Report, s: &Settings) {
         if !passive::is_send(mode) {
             continue;
         }
-        let i = match r.thresholds.iter().position(|t| &t.peer_class == class && &t.mode == mode) {
+        let i = match r
+            .thresholds
+            .iter()
+            .position(|t| &t.peer_class == class && &t.mode == mode)
+        {
             Some(i) => i,
             None if l.main_bracket.is_some() => {
                 r.thresholds.push(loggp_report::Threshold {

@@ -31,7 +31,9 @@ pub fn overhead(
                 .iter()
                 .enumerate()
                 .filter(|(_, p)| (lo..=hi).contains(&p.size_bytes))
-                .filter_map(|(i, p)| Some((i, rp.iter().position(|q| q.size_bytes == p.size_bytes)?)))
+                .filter_map(|(i, p)| {
+                    Some((i, rp.iter().position(|q| q.size_bytes == p.size_bytes)?))
+                })
                 .collect();
             let nrep = mf.boot.reps.len().min(rf.boot.reps.len());
             let per_size = |q: usize, rep: usize| -> Option<f64> {
@@ -49,7 +51,10 @@ pub fn overhead(
                 d.is_finite().then_some(d)
             };
             let mut notes = vec![];
-            let mut param = |name: &str, f: &dyn Fn(usize) -> Option<f64>, present: bool| -> (Option<f64>, Option<[f64; 2]>) {
+            let mut param = |name: &str,
+                             f: &dyn Fn(usize) -> Option<f64>,
+                             present: bool|
+             -> (Option<f64>, Option<[f64; 2]>) {
                 if !present {
                     return (None, None);
                 }
@@ -57,7 +62,9 @@ pub fn overhead(
                 let reps: Vec<f64> = (1..nrep).filter_map(f).collect();
                 let ci = percentile_ci(&reps).map(|[a, b]| [a.min(est), b.max(est)]);
                 if est <= 0.0 {
-                    let range = ci.map(|[a, b]| format!(" (interval {a:.3} … {b:.3})")).unwrap_or_default();
+                    let range = ci
+                        .map(|[a, b]| format!(" (interval {a:.3} … {b:.3})"))
+                        .unwrap_or_default();
                     notes.push(format!(
                         "{name}: MPI − {transport} = {est:.3}{range}, not above zero: MPI is not slower than the raw transport here (where the interval lies below zero, the raw transport's own cost is the larger)"
                     ));
@@ -66,11 +73,23 @@ pub fn overhead(
                 (Some(est), ci.map(|[a, b]| [a.max(0.0), b]))
             };
             let both = |a: Option<f64>, b: Option<f64>| a.is_some() && b.is_some();
-            let (os, os_ci) = param("o_s", &|rep| per_size(OS, rep), both(m.send_overhead_ns, r.send_overhead_ns));
-            let (or, or_ci) = param("o_r", &|rep| per_size(OR, rep), both(m.recv_overhead_ns, r.recv_overhead_ns));
+            let (os, os_ci) = param(
+                "o_s",
+                &|rep| per_size(OS, rep),
+                both(m.send_overhead_ns, r.send_overhead_ns),
+            );
+            let (or, or_ci) = param(
+                "o_r",
+                &|rep| per_size(OR, rep),
+                both(m.recv_overhead_ns, r.recv_overhead_ns),
+            );
             let (lat, lat_ci) = param("L", &|rep| per_size(LAT, rep), !pairs.is_empty());
             let (g, g_ci) = param("g", &|rep| fit_diff(2, rep), both(m.gap_ns, r.gap_ns));
-            let (gg, gg_ci) = param("G", &|rep| fit_diff(3, rep), both(m.gap_per_byte_ns, r.gap_per_byte_ns));
+            let (gg, gg_ci) = param(
+                "G",
+                &|rep| fit_diff(3, rep),
+                both(m.gap_per_byte_ns, r.gap_per_byte_ns),
+            );
             out.push(MpiOverhead {
                 peer_class: class.into(),
                 transport: transport.into(),

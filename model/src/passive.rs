@@ -71,9 +71,13 @@ fn view(bins: &[Bin]) -> Vec<B> {
                 env,
                 ci,
                 p50: b.envelope_p50_ns.or(b.p50_ns).unwrap_or(env),
-                gap: b
-                    .burst_gap_ns
-                    .map(|g| (g, b.burst_gap_ns_ci.unwrap_or([g * 0.968, g * 1.032]), b.burst_gaps)),
+                gap: b.burst_gap_ns.map(|g| {
+                    (
+                        g,
+                        b.burst_gap_ns_ci.unwrap_or([g * 0.968, g * 1.032]),
+                        b.burst_gaps,
+                    )
+                }),
             })
         })
         .collect();
@@ -121,7 +125,10 @@ pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
         .collect();
     let idx = segment(
         &x,
-        &[Series { y: &y, sigma: &sigma }],
+        &[Series {
+            y: &y,
+            sigma: &sigma,
+        }],
         2,
         s.penalty_scale * bic_penalty(bins.len(), 1),
     );
@@ -130,14 +137,29 @@ pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
     for &(a, b) in &idx {
         let seg = &bins[a..=b];
         let distinct = seg[0].smallest != seg[seg.len() - 1].largest;
-        let wide = seg.len() >= 3 && seg[seg.len() - 1].largest as f64 >= 2.0 * seg[0].smallest.max(1) as f64;
-        let fit = |ys: &[f64]| gap_line(&seg.iter().zip(ys).map(|(b, &y)| (b.size(), y, 1.0)).collect::<Vec<_>>());
-        let line = if distinct && wide { fit(&y[a..=b]) } else { None };
+        let wide = seg.len() >= 3
+            && seg[seg.len() - 1].largest as f64 >= 2.0 * seg[0].smallest.max(1) as f64;
+        let fit = |ys: &[f64]| {
+            gap_line(
+                &seg.iter()
+                    .zip(ys)
+                    .map(|(b, &y)| (b.size(), y, 1.0))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let line = if distinct && wide {
+            fit(&y[a..=b])
+        } else {
+            None
+        };
         // Parametric bootstrap of G: every bin's envelope drawn within its interval.
         let g_ci = line.and_then(|(_, gg)| {
             let reps: Vec<f64> = (0..s.bootstrap)
                 .filter_map(|_| {
-                    let ys: Vec<f64> = seg.iter().map(|b| (b.env + b.sd() * rng.normal()).max(0.0)).collect();
+                    let ys: Vec<f64> = seg
+                        .iter()
+                        .map(|b| (b.env + b.sd() * rng.normal()).max(0.0))
+                        .collect();
                     fit(&ys).map(|l| l.1)
                 })
                 .collect();
@@ -153,7 +175,10 @@ pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
             notes.push("sendrecv: o_s and o_r are not separable from one call".into());
             (None, None)
         } else {
-            notes.push("o_s: lower envelope (10th percentile) of the send calls at the smallest size".into());
+            notes.push(
+                "o_s: lower envelope (10th percentile) of the send calls at the smallest size"
+                    .into(),
+            );
             (Some((o, o_ci)), None)
         };
         let gap = seg.iter().find_map(|x| x.gap);
@@ -197,7 +222,12 @@ pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
         });
         lines.push((a, b, line));
     }
-    let line_of = |i: usize| lines.iter().find(|(a, b, _)| (*a..=*b).contains(&i)).and_then(|x| x.2);
+    let line_of = |i: usize| {
+        lines
+            .iter()
+            .find(|(a, b, _)| (*a..=*b).contains(&i))
+            .and_then(|x| x.2)
+    };
     // The main bracket: the largest jump between neighbouring bins (an eager-to-rendezvous
     // switch adds a handshake, a round trip, to every call; other switches far less),
     // looked for between every pair of neighbours so that a range the segmentation left
@@ -242,7 +272,11 @@ pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
         }
     }
     out.main_bracket = best.map(|b| b.1);
-    out.bracket_note = if best.is_some() { None } else { weak.or(Some("no jump of an eager-to-rendezvous switch in the traffic (sizes on one side only, or a receiver always waiting)".into())) };
+    out.bracket_note = if best.is_some() {
+        None
+    } else {
+        weak.or(Some("no jump of an eager-to-rendezvous switch in the traffic (sizes on one side only, or a receiver always waiting)".into()))
+    };
     // Model check: the fitted line of each bin's range against the bin's median.
     let mut errs: Vec<(f64, u64)> = vec![];
     for (a, b, line) in &lines {
@@ -314,7 +348,10 @@ mod tests {
         let ci = |v: &[f64]| {
             let n = v.len() as f64;
             let h = 1.96 * (n * 0.1 * 0.9).sqrt();
-            [q(v, ((n * 0.1 - h) / n).max(0.0)), q(v, ((n * 0.1 + h) / n).min(1.0))]
+            [
+                q(v, ((n * 0.1 - h) / n).max(0.0)),
+                q(v, ((n * 0.1 + h) / n).min(1.0)),
+            ]
         };
         Bin {
             size_lo_bytes: lo,
@@ -376,13 +413,20 @@ mod tests {
             let bins = traffic(&M, &sizes(), 200, true, seed);
             let l = learn("send", &bins, &Settings::default());
             let (lo, hi) = l.main_bracket.expect("a switch");
-            assert!(lo <= M.switch && hi > M.switch, "seed {seed}: bracket {lo}..{hi}");
+            assert!(
+                lo <= M.switch && hi > M.switch,
+                "seed {seed}: bracket {lo}..{hi}"
+            );
             let first = &l.ranges[0];
             let o = first.send_overhead_ns.unwrap();
             assert!(rel(o, M.duration(first.size_lo_bytes)) < 0.05, "o_s {o}");
             let [a, b] = first.send_overhead_ns_ci.unwrap();
             assert!(a <= o && o <= b);
-            assert!(rel(first.gap_ns.unwrap(), M.gap) < 0.05, "g {:?}", first.gap_ns);
+            assert!(
+                rel(first.gap_ns.unwrap(), M.gap) < 0.05,
+                "g {:?}",
+                first.gap_ns
+            );
             let above = l
                 .ranges
                 .iter()
@@ -401,7 +445,11 @@ mod tests {
     fn what_the_traffic_does_not_show_is_null_and_weak_evidence_gives_no_bracket() {
         // No bursts: no g. Sizes on one side of the switch only: no bracket.
         let small: Vec<u64> = sizes().into_iter().filter(|&s| s < 3000).collect();
-        let l = learn("send", &traffic(&M, &small, 100, false, 3), &Settings::default());
+        let l = learn(
+            "send",
+            &traffic(&M, &small, 100, false, 3),
+            &Settings::default(),
+        );
         assert_eq!(l.main_bracket, None);
         assert!(l.bracket_note.is_some());
         for r in &l.ranges {
@@ -409,11 +457,19 @@ mod tests {
             assert!(r.note.as_deref().unwrap().contains("g: not observed"));
         }
         // One size only: no G.
-        let l = learn("send", &traffic(&M, &[100], 100, false, 4), &Settings::default());
+        let l = learn(
+            "send",
+            &traffic(&M, &[100], 100, false, 4),
+            &Settings::default(),
+        );
         assert_eq!(l.ranges.len(), 1);
         assert_eq!(l.ranges[0].gap_per_byte_ns, None);
         // The switch seen in a handful of calls only: no bracket, and the note says why.
-        let l = learn("send", &traffic(&M, &sizes(), 3, false, 5), &Settings::default());
+        let l = learn(
+            "send",
+            &traffic(&M, &sizes(), 3, false, 5),
+            &Settings::default(),
+        );
         assert_eq!(l.main_bracket, None, "{:?}", l.bracket_note);
         assert!(l.bracket_note.unwrap().contains("calls"));
     }

@@ -44,7 +44,9 @@ pub fn warnings(r: &Report) -> Vec<String> {
         }
     }
     for t in &r.thresholds {
-        if let (Some(act), Some(lo), Some(hi)) = (t.active_bytes, t.passive_lo_bytes, t.passive_hi_bytes) {
+        if let (Some(act), Some(lo), Some(hi)) =
+            (t.active_bytes, t.passive_lo_bytes, t.passive_hi_bytes)
+        {
             if !(lo..hi).contains(&act) {
                 out.push(format!(
                     "{WARNING_PREFIX}switch ({}, {}): the calibration places it at {act} B, the traffic's bracket [{lo}, {hi}] does not contain it: the largest jump in the application's calls is another effect there",

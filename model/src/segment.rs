@@ -136,7 +136,11 @@ mod tests {
         let machines: [&[(f64, f64, f64)]; 4] = [
             &[(f64::INFINITY, 400.0, 0.08)],
             &[(4040.0, 400.0, 0.1), (f64::INFINITY, 3000.0, 0.05)],
-            &[(256.0, 80.0, 0.12), (4040.0, 300.0, 0.09), (f64::INFINITY, 2200.0, 0.075)],
+            &[
+                (256.0, 80.0, 0.12),
+                (4040.0, 300.0, 0.09),
+                (f64::INFINITY, 2200.0, 0.075),
+            ],
             &[
                 (64.0, 60.0, 0.5),
                 (1024.0, 250.0, 0.1),
@@ -162,13 +166,25 @@ mod tests {
                 let out = rng.below(y.len());
                 y[out] *= 2.0 + rng.uniform();
                 let sigma: Vec<f64> = y.iter().map(|v| (0.03 * v.abs()).max(10.0)).collect();
-                let r = segment(&x, &[Series { y: &y, sigma: &sigma }], 3, bic_penalty(x.len(), 1));
+                let r = segment(
+                    &x,
+                    &[Series {
+                        y: &y,
+                        sigma: &sigma,
+                    }],
+                    3,
+                    bic_penalty(x.len(), 1),
+                );
                 if r.len() == m.len() {
                     exact += 1;
                 }
             }
             eprintln!("{} ranges: exact in {exact} of 100 seeds", m.len());
-            assert!(exact >= 95, "{} ranges: exact in {exact} of 100 seeds", m.len());
+            assert!(
+                exact >= 95,
+                "{} ranges: exact in {exact} of 100 seeds",
+                m.len()
+            );
         }
     }
 }

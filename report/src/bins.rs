@@ -110,7 +110,9 @@ pub fn quantile_ci(hist: &[(u16, u64)], q: f64) -> Option<[f64; 2]> {
                 return hist_range(idx as usize);
             }
         }
-        hist.last().map(|&(i, _)| hist_range(i as usize)).unwrap_or((0, 0))
+        hist.last()
+            .map(|&(i, _)| hist_range(i as usize))
+            .unwrap_or((0, 0))
     };
     Some([at(lo_rank).0 as f64, at(hi_rank).1 as f64])
 }

@@ -129,6 +129,11 @@ pub struct Calibration {
     /// what was seen, and that the switches are then not exact.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbance: Option<String>,
+    /// The largest share, over the ranks, of the probing time a rank's probing thread
+    /// spent off its CPU (1 − thread CPU time / wall time): the waits for the CPU that
+    /// the probes' times include. Absent in reports of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_cpu_share: Option<f64>,
     pub mpi: Vec<CalibrationSet>,
     pub raw: Vec<RawSet>,
 }

@@ -7,8 +7,8 @@
 //! receive overhead o_r is timed on the server: after the first message of a burst it
 //! waits d (so the next has surely arrived) and times each of the other n−1 receives.
 //! Everything is kept in ticks of the shim's clock and turned into ns for the report.
-use loggp_model::stats::{summarize, Summary};
 use crate::clock::now;
+use loggp_model::stats::{summarize, Summary};
 
 /// Moves messages of a given size between the two sides of a pair.
 pub trait Transport {
@@ -103,7 +103,13 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
 
     /// The server's receive overhead for size s: its timed receives (ticks, sorted; at
     /// most `MAX_RECV_SAMPLES`) and their summary.
-    pub fn recv_overhead(&mut self, n: u64, d: u64, s: usize, reps: u64) -> Option<(Summary, Vec<f64>)> {
+    pub fn recv_overhead(
+        &mut self,
+        n: u64,
+        d: u64,
+        s: usize,
+        reps: u64,
+    ) -> Option<(Summary, Vec<f64>)> {
         if !self
             .ctl
             .send_words(&[CMD_ORECV | d << 8, n, s as u64, reps])

@@ -69,18 +69,30 @@ pub fn ucx_config() -> Option<Vec<(String, String)>> {
         );
         let mut out = None;
         if !r.is_null() && !p.is_null() && !rel.is_null() {
-            let (read, print, release): (Read, Print, Release) =
-                (std::mem::transmute(r), std::mem::transmute(p), std::mem::transmute(rel));
+            let (read, print, release): (Read, Print, Release) = (
+                std::mem::transmute(r),
+                std::mem::transmute(p),
+                std::mem::transmute(rel),
+            );
             let mut cfg: *mut c_void = std::ptr::null_mut();
             if read(std::ptr::null(), std::ptr::null(), &mut cfg) == 0 && !cfg.is_null() {
                 let mut buf: *mut c_char = std::ptr::null_mut();
                 let mut len: libc::size_t = 0;
                 let stream = libc::open_memstream(&mut buf, &mut len);
                 if !stream.is_null() {
-                    print(cfg, stream, std::ptr::null(), 1 /* UCS_CONFIG_PRINT_CONFIG */);
+                    print(
+                        cfg,
+                        stream,
+                        std::ptr::null(),
+                        1, /* UCS_CONFIG_PRINT_CONFIG */
+                    );
                     libc::fclose(stream);
                     if !buf.is_null() {
-                        let text = String::from_utf8_lossy(std::slice::from_raw_parts(buf as *const u8, len)).into_owned();
+                        let text = String::from_utf8_lossy(std::slice::from_raw_parts(
+                            buf as *const u8,
+                            len,
+                        ))
+                        .into_owned();
                         libc::free(buf as *mut c_void);
                         out = Some(
                             text.lines()
@@ -140,7 +152,8 @@ pub fn ucx_setting(cfg: &[(String, String)], component: &str, mode: &str) -> Set
     let mut notes = vec![];
     if value.is_none() {
         notes.push(if text == "auto" {
-            "auto: UCX derives the switch per transport from its own performance estimates".to_string()
+            "auto: UCX derives the switch per transport from its own performance estimates"
+                .to_string()
         } else if text.is_empty() {
             format!("{name} is not in UCX's configuration here")
         } else {
@@ -183,8 +196,14 @@ pub fn settings_in_use(keys: &[(String, String)]) -> Vec<Result<Setting, String>
         Some("pml ucx") | Some("ucx") => {
             let c = component.unwrap_or_default();
             match ucx_config() {
-                Some(cfg) => keys.iter().map(|(_, m)| Ok(ucx_setting(&cfg, &c, m))).collect(),
-                None => keys.iter().map(|_| Err("UCX's configuration could not be read".into())).collect(),
+                Some(cfg) => keys
+                    .iter()
+                    .map(|(_, m)| Ok(ucx_setting(&cfg, &c, m)))
+                    .collect(),
+                None => keys
+                    .iter()
+                    .map(|_| Err("UCX's configuration could not be read".into()))
+                    .collect(),
             }
         }
         Some("pml ob1") => {
@@ -204,10 +223,20 @@ pub fn settings_in_use(keys: &[(String, String)]) -> Vec<Result<Setting, String>
                 })
                 .collect()
         }
-        Some(other) => keys.iter().map(|_| Err(format!("{other}: no switch setting known to loggp"))).collect(),
+        Some(other) => keys
+            .iter()
+            .map(|_| Err(format!("{other}: no switch setting known to loggp")))
+            .collect(),
         None => keys
             .iter()
-            .map(|_| Err(if mpi::FLAVOR == "openmpi" { "the selected pml could not be identified".into() } else { "this MPICH does not run over UCX: its netmod's switch setting is not read".into() }))
+            .map(|_| {
+                Err(if mpi::FLAVOR == "openmpi" {
+                    "the selected pml could not be identified".into()
+                } else {
+                    "this MPICH does not run over UCX: its netmod's switch setting is not read"
+                        .into()
+                })
+            })
             .collect(),
     }
 }
@@ -228,9 +257,15 @@ mod tests {
             ("UCX_RNDV_SEND_NBR_THRESH".to_string(), "256K".to_string()),
         ];
         let s = ucx_setting(&cfg, "pml ucx", "send");
-        assert_eq!((s.name.as_str(), s.value), ("UCX_RNDV_SEND_NBR_THRESH", Some(262144)));
+        assert_eq!(
+            (s.name.as_str(), s.value),
+            ("UCX_RNDV_SEND_NBR_THRESH", Some(262144))
+        );
         let s = ucx_setting(&cfg, "pml ucx", "isend");
-        assert_eq!((s.name.as_str(), s.value, s.text.as_str()), ("UCX_RNDV_THRESH", None, "auto"));
+        assert_eq!(
+            (s.name.as_str(), s.value, s.text.as_str()),
+            ("UCX_RNDV_THRESH", None, "auto")
+        );
         let s = ucx_setting(&cfg, "ucx", "send");
         assert_eq!(s.name, "UCX_RNDV_THRESH");
         // A numeric UCX_RNDV_THRESH below 256K governs pml ucx's blocking sends too.

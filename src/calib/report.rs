@@ -87,8 +87,19 @@ fn one(
     let exact = m.exact && !disturbed;
     // Not exact: the switch lies between the schedule's sizes around it.
     let around = m.active_bytes.filter(|_| !exact).map(|b| {
-        let lo = m.points.iter().rev().map(|p| p.size).find(|&s| s < b).unwrap_or(b);
-        let hi = m.points.iter().map(|p| p.size).find(|&s| s > b + 1).unwrap_or(b + 1);
+        let lo = m
+            .points
+            .iter()
+            .rev()
+            .map(|p| p.size)
+            .find(|&s| s < b)
+            .unwrap_or(b);
+        let hi = m
+            .points
+            .iter()
+            .map(|p| p.size)
+            .find(|&s| s > b + 1)
+            .unwrap_or(b + 1);
         (lo as u64, hi as u64)
     });
     let threshold = Threshold {
@@ -100,8 +111,13 @@ fn one(
         active_hi_bytes: around.map(|a| a.1),
         note: match (&m.threshold_note, m.active_bytes.is_some() && !exact) {
             (Some(n), _) => Some(n.clone()),
-            (None, true) if disturbed => Some("the probes were disturbed (see calibration.disturbance): the switch is not exact".into()),
-            (None, true) => Some("the repeated probes around the switch disagreed: the switch is not exact".into()),
+            (None, true) if disturbed => Some(
+                "the probes were disturbed (see calibration.disturbance): the switch is not exact"
+                    .into(),
+            ),
+            (None, true) => Some(
+                "the repeated probes around the switch disagreed: the switch is not exact".into(),
+            ),
             _ => None,
         },
         ..Default::default()

@@ -4,13 +4,13 @@
 //! each switch to the byte by bisection. Results stay on the client until MPI_Finalize,
 //! where they travel to rank 0 with the statistics.
 use super::engine::{late_delay, measure_point, serve, Client, Control, PointTicks, Transport};
-use loggp_model::active as model;
-use loggp_model::stats::summarize;
 use crate::mpi::{self, MPI_Comm};
 use crate::peers::{class_of_world, World};
 use crate::runtime::say;
 use crate::settings::{self, Calibrate};
 use crate::stats::Class;
+use loggp_model::active as model;
+use loggp_model::stats::summarize;
 use std::os::raw::c_int;
 use std::sync::Mutex;
 
@@ -50,6 +50,8 @@ pub struct Outcome {
     pub warnings: Vec<String>,
     /// Why the probes cannot be trusted to the byte (the ranks were preempted).
     pub disturbance: Option<String>,
+    /// Largest off-CPU share of a rank's probing time (see the report field).
+    pub off_cpu_share: Option<f64>,
 }
 
 /// One raw transport's calibration between the pair, or why there is none.
@@ -259,6 +261,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     super::engine::set_yield_margin();
     let t0 = crate::clock::monotonic_raw_ns();
     let preempted0 = involuntary_switches();
+    let cpu0 = thread_cpu_ns();
     let me = world.rank as u32;
     let mut code: i32 = 0; // 0 done, 1 over budget, 2 failed
     let mut why = String::new();
@@ -354,15 +357,26 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     }
     // All ranks agree on the outcome (the worst of all pairs) and on how often the most
     // disturbed rank was preempted while probing.
-    let preempted = involuntary_switches().saturating_sub(preempted0).min(c_int::MAX as i64) as c_int;
-    let mine: [c_int; 2] = [code, preempted];
-    let mut agreed: [c_int; 2] = mine;
-    // SAFETY: two ints, MAX, on the private communicator.
+    let preempted = involuntary_switches()
+        .saturating_sub(preempted0)
+        .min(c_int::MAX as i64) as c_int;
+    // Off-CPU share of this rank's probing, in per mille: wall time the thread did not run.
+    let wall = crate::clock::monotonic_raw_ns().saturating_sub(t0).max(1);
+    let off_cpu_permille = match (cpu0, thread_cpu_ns()) {
+        (Some(a), Some(b)) => {
+            let off = wall.saturating_sub(b.saturating_sub(a));
+            (off.saturating_mul(1000) / wall).min(1000) as c_int
+        }
+        _ => -1,
+    };
+    let mine: [c_int; 3] = [code, preempted, off_cpu_permille];
+    let mut agreed: [c_int; 3] = mine;
+    // SAFETY: three ints, MAX, on the private communicator.
     unsafe {
         mpi::PMPI_Allreduce(
             mine.as_ptr() as *const _,
             agreed.as_mut_ptr() as *mut _,
-            2,
+            3,
             mpi::dt_int(),
             mpi::op_max(),
             comm,
@@ -370,10 +384,22 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     };
     let worst = agreed[0];
     out.duration_ns = crate::clock::monotonic_raw_ns().saturating_sub(t0) as f64;
-    let tolerated = (PREEMPTIONS_PER_S_TOLERATED * out.duration_ns / 1e9).max(PREEMPTIONS_FLOOR as f64);
-    if agreed[1] as f64 > tolerated {
+    out.off_cpu_share = (agreed[2] >= 0).then(|| agreed[2] as f64 / 1000.0);
+    // Disturbed: the probing thread was off its CPU for more than a tenth of the probing
+    // time (where the thread CPU clock is missing: preempted more often than tolerated).
+    let tolerated =
+        (PREEMPTIONS_PER_S_TOLERATED * out.duration_ns / 1e9).max(PREEMPTIONS_FLOOR as f64);
+    let disturbed = match out.off_cpu_share {
+        Some(share) => share > OFF_CPU_SHARE_TOLERATED,
+        None => agreed[1] as f64 > tolerated,
+    };
+    if disturbed {
+        let share = out
+            .off_cpu_share
+            .map(|x| format!(" and off its CPU for {:.0} % of the time", x * 100.0))
+            .unwrap_or_default();
         out.disturbance = Some(format!(
-            "a rank was preempted {} times (involuntary context switches) during {:.0} ms of probes: other processes competed for its core, so the probes' times include waits for the CPU; switches located by them are not exact and the intervals are wider",
+            "a rank was preempted {} times (involuntary context switches){share} during {:.0} ms of probes: other processes competed for its core, so the probes' times include waits for the CPU; switches located by them are not exact and the intervals are wider",
             agreed[1],
             out.duration_ns / 1e6
         ));
@@ -397,7 +423,10 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
         out.status = if worst == 0 {
             "disturbed: the ranks were preempted while probing (see calibration.disturbance); switches are not exact".into()
         } else {
-            format!("{} (disturbed: the ranks were preempted while probing)", out.status)
+            format!(
+                "{} (disturbed: the ranks were preempted while probing)",
+                out.status
+            )
         };
     }
     if verbose {
@@ -409,12 +438,30 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     }
 }
 
-/// More preemptions per second of probing than this mark the calibration disturbed (and
+/// A larger off-CPU share of the probing time marks the calibration disturbed. Measured on
+/// this 2-core VM, 2 ranks, quick mode: undisturbed 0.002–0.015 (Open MPI vader, MPICH),
+/// 0.005 for two namespace hosts over TCP; with two CPU-bound processes beside the job
+/// 0.34–0.77; with both ranks bound to one core 0.50. (A count of involuntary switches
+/// misleads where ranks yield when idle: sched_yield to a runnable task counts as one.)
+const OFF_CPU_SHARE_TOLERATED: f64 = 0.10;
+
+/// Without a thread CPU clock: more preemptions per second of probing than this mark the
+/// calibration disturbed (and
 /// never fewer than `PREEMPTIONS_FLOOR`). Measured on this 2-core VM, 2 ranks, quick mode:
 /// undisturbed 9–36 per rank in 0.8 s (≤ 45/s: the launcher's own wake-ups); with two
 /// CPU-bound processes beside the job 433–653 in 2.4–3.4 s (≥ 180/s).
 const PREEMPTIONS_PER_S_TOLERATED: f64 = 100.0;
 const PREEMPTIONS_FLOOR: c_int = 50;
+
+/// CPU time of the calling thread so far (CLOCK_THREAD_CPUTIME_ID), in ns.
+fn thread_cpu_ns() -> Option<u64> {
+    // SAFETY: clock_gettime fills the struct we own.
+    unsafe {
+        let mut ts: libc::timespec = std::mem::zeroed();
+        (libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) == 0)
+            .then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+    }
+}
 
 /// Involuntary context switches of the calling thread so far (getrusage, RUSAGE_THREAD).
 fn involuntary_switches() -> i64 {
@@ -582,7 +629,11 @@ fn fit_mode<T: Transport, C: Control>(
     let mode = m.mode.clone();
     let max = m.points.last().map(|p| p.size).unwrap_or(0);
     let k = crate::clock::ns_per_tick(crate::clock::hz());
-    let pts: Vec<loggp_report::Point> = m.points.iter().map(|p| super::report::point(p, n, k)).collect();
+    let pts: Vec<loggp_report::Point> = m
+        .points
+        .iter()
+        .map(|p| super::report::point(p, n, k))
+        .collect();
     let ms = model_settings();
     let boot = model::bootstrap(&pts, n, ms.bootstrap, ms.seed);
     let idx = model::segments(&pts, &boot, &ms);

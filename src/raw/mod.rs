@@ -7,7 +7,6 @@ pub mod shm;
 pub mod tcp;
 pub mod verbs;
 
-
 /// Transport ids on the control channel.
 pub const SHM: u64 = 1;
 pub const TCP: u64 = 2;

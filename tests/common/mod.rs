@@ -284,3 +284,14 @@ pub fn report_of(mpi: Mpi, np: usize, src: &str, env: &[(&str, &str)], name: &st
     assert!(o.status.success(), "{name}: {}", stderr(&o));
     read_report(&report)
 }
+
+/// The report's warnings about the run itself (faults, lost data), without the model's
+/// notes where two estimates disagree ("estimates: …"), which a healthy run may carry.
+#[allow(dead_code)]
+pub fn run_warnings(r: &Report) -> Vec<String> {
+    r.warnings
+        .iter()
+        .filter(|w| !w.starts_with("estimates: "))
+        .cloned()
+        .collect()
+}

@@ -34,10 +34,25 @@ type Param = (
 );
 const PARAMS: [Param; 5] = [
     ("L", |r| r.latency_ns, |r| r.latency_ns_ci, false),
-    ("o_s", |r| r.send_overhead_ns, |r| r.send_overhead_ns_ci, false),
-    ("o_r", |r| r.recv_overhead_ns, |r| r.recv_overhead_ns_ci, false),
+    (
+        "o_s",
+        |r| r.send_overhead_ns,
+        |r| r.send_overhead_ns_ci,
+        false,
+    ),
+    (
+        "o_r",
+        |r| r.recv_overhead_ns,
+        |r| r.recv_overhead_ns_ci,
+        false,
+    ),
     ("g", |r| r.gap_ns, |r| r.gap_ns_ci, false),
-    ("G (ns/B)", |r| r.gap_per_byte_ns, |r| r.gap_per_byte_ns_ci, true),
+    (
+        "G (ns/B)",
+        |r| r.gap_per_byte_ns,
+        |r| r.gap_per_byte_ns_ci,
+        true,
+    ),
 ];
 
 /// A change is significant only when both 95 % intervals exist and do not overlap.

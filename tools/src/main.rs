@@ -80,7 +80,14 @@ fn refit_settings(r: &Report, args: &[String]) -> Result<loggp_model::Settings, 
 }
 
 /// Options that take a value: their values are not positional arguments.
-const VALUED: [&str; 6] = ["-o", "--penalty", "--bootstrap", "--rel-floor", "--abs-floor-ns", "--seed"];
+const VALUED: [&str; 6] = [
+    "-o",
+    "--penalty",
+    "--bootstrap",
+    "--rel-floor",
+    "--abs-floor-ns",
+    "--seed",
+];
 
 fn command(args: &[String]) -> Result<i32, String> {
     let pos: Vec<&String> = args

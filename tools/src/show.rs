@@ -114,13 +114,17 @@ pub fn parameter_tables(r: &Report) -> Vec<Table> {
                 x.protocol.clone().unwrap_or_else(|| "?".into()),
                 fmt_ns_ci(x.latency_ns, x.latency_ns_ci),
                 fmt_ns_ci(x.send_overhead_ns, x.send_overhead_ns_ci),
-                s.map(|s| fmt_ns_ci(s.send_overhead_ns, s.send_overhead_ns_ci)).unwrap_or_else(|| "—".into()),
+                s.map(|s| fmt_ns_ci(s.send_overhead_ns, s.send_overhead_ns_ci))
+                    .unwrap_or_else(|| "—".into()),
                 fmt_ns_ci(x.recv_overhead_ns, x.recv_overhead_ns_ci),
-                rr.map(|s| fmt_ns_ci(s.recv_overhead_ns, s.recv_overhead_ns_ci)).unwrap_or_else(|| "—".into()),
+                rr.map(|s| fmt_ns_ci(s.recv_overhead_ns, s.recv_overhead_ns_ci))
+                    .unwrap_or_else(|| "—".into()),
                 fmt_ns_ci(x.gap_ns, x.gap_ns_ci),
-                s.map(|s| fmt_ns_ci(s.gap_ns, s.gap_ns_ci)).unwrap_or_else(|| "—".into()),
+                s.map(|s| fmt_ns_ci(s.gap_ns, s.gap_ns_ci))
+                    .unwrap_or_else(|| "—".into()),
                 fmt_per_byte_ci(x.gap_per_byte_ns, x.gap_per_byte_ns_ci),
-                s.map(|s| fmt_per_byte_ci(s.gap_per_byte_ns, s.gap_per_byte_ns_ci)).unwrap_or_else(|| "—".into()),
+                s.map(|s| fmt_per_byte_ci(s.gap_per_byte_ns, s.gap_per_byte_ns_ci))
+                    .unwrap_or_else(|| "—".into()),
                 s.and_then(|s| s.samples)
                     .map(|n| n.to_string())
                     .unwrap_or_else(|| "—".into()),
@@ -176,7 +180,12 @@ pub fn threshold_table(r: &Report) -> Option<Table> {
         t.row(vec![
             x.peer_class.clone(),
             x.mode.clone(),
-            match (x.active_bytes, x.active_exact, x.active_lo_bytes, x.active_hi_bytes) {
+            match (
+                x.active_bytes,
+                x.active_exact,
+                x.active_lo_bytes,
+                x.active_hi_bytes,
+            ) {
                 (Some(b), Some(false), Some(lo), Some(hi)) => format!("~{b} (in [{lo}, {hi}])"),
                 (Some(b), Some(false), _, _) => format!("~{b}"),
                 (Some(b), _, _, _) => b.to_string(),
@@ -191,11 +200,14 @@ pub fn threshold_table(r: &Report) -> Option<Table> {
                 (None, Some(m)) => format!("{} = {}", m.name, m.value),
                 _ => "—".into(),
             },
-            [x.note.clone(), x.passive_note.clone().map(|n| format!("passive: {n}"))]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join("; "),
+            [
+                x.note.clone(),
+                x.passive_note.clone().map(|n| format!("passive: {n}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("; "),
         ]);
     }
     Some(t)

@@ -43,7 +43,10 @@ fn refit_gives_valid_estimates_with_intervals() {
         let r = read(out.to_str().unwrap()).unwrap();
         let bad = loggp_model::check::physically_invalid(&r);
         assert!(bad.is_empty(), "{name}: {}", bad.join("\n"));
-        assert_eq!(r.model.get("penalty_scale").map(String::as_str), Some("1.5"));
+        assert_eq!(
+            r.model.get("penalty_scale").map(String::as_str),
+            Some("1.5")
+        );
         assert!(r.calibration.mpi[0].ranges[0].gap_ns_ci.is_some());
         // The stored fixture itself (written before this model) had negative parameters.
         if name == "openmpi_demo" {
