@@ -167,9 +167,10 @@ pub fn estimate(r: &mut Report, s: &Settings) {
             None => continue,
         };
         let t = &mut r.thresholds[i];
-        t.passive_lo_bytes = l.main_bracket.map(|b| b.0);
-        t.passive_hi_bytes = l.main_bracket.map(|b| b.1);
-        t.passive_note = l.bracket_note.clone();
+        let (bracket, note) = passive::bracket_for(l, t);
+        t.passive_lo_bytes = bracket.map(|b| b.0);
+        t.passive_hi_bytes = bracket.map(|b| b.1);
+        t.passive_note = note;
     }
     r.model_check = learned
         .iter()

@@ -31,7 +31,7 @@ use crate::fit::gap_line;
 use crate::segment::{bic_penalty, segment, Series};
 use crate::stats::{percentile_ci, Rng};
 use crate::Settings;
-use loggp_report::{Bin, Range};
+use loggp_report::{Bin, Range, Threshold};
 
 /// Calls a bin needs on each side of a switch before its bracket is believed.
 pub const MIN_BRACKET_CALLS: u64 = 20;
@@ -93,6 +93,8 @@ pub struct Learned {
     /// evidence holds; else why not.
     pub main_bracket: Option<(u64, u64)>,
     pub bracket_note: Option<String>,
+    /// Every jump that holds against the noise, the largest first: (jump in ns, bracket).
+    pub brackets: Vec<(f64, (u64, u64))>,
     /// (calls, count-weighted median relative error of the fitted lines).
     pub model_check: Option<(u64, Option<f64>)>,
 }
@@ -267,10 +269,12 @@ pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
             ));
             continue;
         }
+        out.brackets.push((jump, bracket));
         if best.is_none_or(|b| jump > b.0) {
             best = Some((jump, bracket));
         }
     }
+    out.brackets.sort_by(|a, b| b.0.total_cmp(&a.0));
     out.main_bracket = best.map(|b| b.1);
     out.bracket_note = if best.is_some() {
         None
@@ -300,6 +304,59 @@ pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
     });
     out.model_check = Some((calls, median.map(|e| e.0)));
     out
+}
+
+/// The traffic's bracket of a calibrated switch: among the jumps that hold against the
+/// noise, the one that contains the switch the calibration located; without one (no
+/// calibration, or no jump contains it), the largest jump. An application's calls can
+/// show other jumps than the eager limit (a pipeline or copy mechanism changing with
+/// size; NetPIPE under Open MPI's vader shows its largest at 32–48 KiB), so the largest
+/// is not taken for the eager limit where a smaller jump contains the calibrated one.
+pub fn bracket_for(l: &Learned, t: &Threshold) -> (Option<(u64, u64)>, Option<String>) {
+    let Some(&(_, largest)) = l.brackets.first() else {
+        return (None, l.bracket_note.clone());
+    };
+    let list = || {
+        l.brackets
+            .iter()
+            .map(|(_, (a, b))| format!("[{a}, {b}]"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let Some(act) = t.active_bytes else {
+        return (
+            Some(largest),
+            (l.brackets.len() > 1).then(|| {
+                format!(
+                    "jumps in the traffic at {}; the largest is given (no calibrated switch to compare with)",
+                    list()
+                )
+            }),
+        );
+    };
+    match l
+        .brackets
+        .iter()
+        .find(|(_, (a, b))| (*a..*b).contains(&act))
+    {
+        Some(&(_, b)) if b == largest => (Some(b), None),
+        Some(&(_, b)) => (
+            Some(b),
+            Some(format!(
+                "jumps in the traffic at {}; the one that contains the calibrated switch ({act} B) is given, the larger ones are other effects of the library's protocol",
+                list()
+            )),
+        ),
+        None => (
+            Some(largest),
+            (l.brackets.len() > 1).then(|| {
+                format!(
+                    "jumps in the traffic at {}; none contains the calibrated switch ({act} B); the largest is given",
+                    list()
+                )
+            }),
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -439,6 +496,42 @@ mod tests {
             let (_, err) = l.model_check.unwrap();
             assert!(err.unwrap() < 0.05, "model error {err:?}");
         }
+    }
+
+    /// A second, larger jump (here a pipeline engaging at 32 KiB, as NetPIPE shows under
+    /// vader) must not displace the calibrated eager switch's bracket; with no calibrated
+    /// switch, or none inside a jump, the largest is given and the note lists them all.
+    #[test]
+    fn the_bracket_given_is_the_jump_that_contains_the_calibrated_switch() {
+        let mut bins = traffic(&M, &sizes(), 200, true, 5);
+        for b in bins.iter_mut().filter(|b| b.smallest_bytes > 32768) {
+            let up = |x: &mut Option<f64>| *x = x.map(|v| v + 9000.0);
+            up(&mut b.envelope_ns);
+            up(&mut b.envelope_p50_ns);
+            b.envelope_ns_ci = b.envelope_ns_ci.map(|[a, c]| [a + 9000.0, c + 9000.0]);
+        }
+        let l = learn("send", &bins, &Settings::default());
+        assert!(l.brackets.len() >= 2, "{:?}", l.brackets);
+        let (lo, hi) = l.main_bracket.unwrap();
+        assert!(lo <= 32768 && hi > 32768, "the largest jump: {lo}..{hi}");
+        let calibrated = Threshold {
+            active_bytes: Some(M.switch),
+            ..Default::default()
+        };
+        let (b, note) = bracket_for(&l, &calibrated);
+        let (lo, hi) = b.unwrap();
+        assert!(lo <= M.switch && hi > M.switch, "{lo}..{hi}");
+        assert!(note.unwrap().contains("other effects"));
+        let (b, note) = bracket_for(&l, &Threshold::default());
+        assert_eq!(b, l.main_bracket);
+        assert!(note.unwrap().contains("the largest is given"));
+        let elsewhere = Threshold {
+            active_bytes: Some(100_000),
+            ..Default::default()
+        };
+        let (b, note) = bracket_for(&l, &elsewhere);
+        assert_eq!(b, l.main_bracket);
+        assert!(note.unwrap().contains("none contains"));
     }
 
     #[test]

@@ -3,10 +3,17 @@
 use crate::WARNING_PREFIX;
 use loggp_report::{Range, Report};
 
-/// What each o_s measures. The cause of their difference on a given machine is not
-/// established by loggp (the direct study of MPI_Send under each method's conditions is not
-/// in this version); the warning says what differs between the two measurements.
-pub const OS_REASON: &str = "they time different conditions: PRTT(n,d,s) derives o_s from bursts of n sends spaced by d while the peer receives them in a loop; the passive figure is the 10th percentile of this application's own calls under its own traffic. The passive figure is what this application paid; which condition causes the difference here is not established";
+/// What each o_s measures, as the o_s study established (tests/c/os_study.c; the test
+/// `active_o_s_is_the_send_calls_own_duration`): MPI_Send's own duration hardly depends on
+/// whether sends are isolated, back to back or spaced by d, and the PRTT formula's o_s
+/// equals the calls' own duration within the probes (each calibration point carries both,
+/// `send_overhead_ns` and `send_call_ns`), except where the protocol leaves a send's work
+/// to later calls (rendezvous under UCX). What remains between active and passive is
+/// when and under what the calls ran: the calibration's seconds at MPI_Init against the
+/// application's calls over its run (on a shared or virtual machine the cost of the same
+/// call changes level over seconds), and the application's own state (caches, other
+/// threads, messages in flight).
+pub const OS_REASON: &str = "both time MPI_Send's own duration (the calibration's formula agrees with its timed calls, see send_call_ns), at different times and under different conditions: the calibration's probes at MPI_Init against this application's calls over its run (caches, other threads, messages in flight; on a shared or virtual machine the cost of the same call also changes level over seconds). The passive figure is what this application paid";
 
 fn overlap(a: [f64; 2], b: [f64; 2]) -> bool {
     a[0] <= b[1] && b[0] <= a[1]

@@ -211,6 +211,10 @@ pub struct Point {
     pub recv_overhead_ns: Option<f64>,
     /// o_s = (PRTT(n,d,s) − PRTT(1,0,s))/(n−1) − d.
     pub send_overhead_ns: Option<f64>,
+    /// The median duration of the send calls themselves within PRTT(n,d,s), timed at
+    /// the edges of the time between sends: the direct o_s, beside the formula's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_call_ns: Option<f64>,
     /// g + (s−1)G = (PRTT(n,0,s) − PRTT(1,0,s))/(n−1).
     pub gap_all_ns: Option<f64>,
     /// Spread of PRTT(1,0,s): minimum and interquartile range of the repetitions.

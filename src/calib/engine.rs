@@ -73,24 +73,51 @@ pub struct Client<'a, T: Transport, C: Control> {
 impl<T: Transport, C: Control> Client<'_, T, C> {
     /// `reps` samples of PRTT(n, d, s), in ticks.
     pub fn prtt(&mut self, n: u64, d: u64, s: usize, reps: u64) -> Option<Vec<f64>> {
+        self.prtt_calls(n, d, s, reps).map(|x| x.0)
+    }
+
+    /// PRTT(n, d, s) as `prtt`, and, where d > 0, the duration of each send call after
+    /// the first (ticks): the edge reads that measure the time between sends bracket
+    /// the calls too, so the calls' own durations cost no extra timer read.
+    pub fn prtt_calls(
+        &mut self,
+        n: u64,
+        d: u64,
+        s: usize,
+        reps: u64,
+    ) -> Option<(Vec<f64>, Vec<f64>)> {
         if !self.ctl.send_words(&[CMD_PRTT, n, s as u64, reps]) {
             return None;
         }
         let mut out = Vec::with_capacity(reps as usize);
+        let mut calls = vec![];
         for _ in 0..reps {
             let t0 = now();
             if !self.t.send(s) {
                 return None;
             }
-            // What the delays overshot d by is taken out, so the formula's d is the delay
-            // actually spent and o_s does not absorb the overshoot.
+            // The time between two sends is read at its edges (right after one send
+            // returns, right before the next starts) and what it exceeds d by is taken
+            // out, so the formula's d is the time actually spent outside the sends. Taking
+            // out only the delay loop's own overshoot would leave its boundary timer reads
+            // (10–20 ns each on a VM) in o_s: the o_s study (tests/c/os_study.c) measured
+            // o_s 18–30 ns above MPI_Send's own duration that way, and equal to it within
+            // the timer's step with the edges read.
             let mut overshoot = 0u64;
+            let mut after_send = if d > 0 { now() } else { 0 };
             for _ in 1..n {
+                let mut before_send = 0;
                 if d > 0 {
-                    overshoot += busy_wait(d) - d;
+                    busy_wait(d);
+                    before_send = now();
+                    overshoot += before_send.wrapping_sub(after_send).saturating_sub(d);
                 }
                 if !self.t.send(s) {
                     return None;
+                }
+                if d > 0 {
+                    after_send = now();
+                    calls.push(after_send.wrapping_sub(before_send) as f64);
                 }
             }
             if !self.t.recv(s) {
@@ -98,7 +125,7 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
             }
             out.push(now().wrapping_sub(t0).wrapping_sub(overshoot) as f64);
         }
-        Some(out)
+        Some((out, calls))
     }
 
     /// The server's receive overhead for size s: its timed receives (ticks, sorted; at
@@ -262,6 +289,8 @@ pub struct PointTicks {
     pub prtt_n_d: Summary,
     pub delay: f64,
     pub recv_overhead: Summary,
+    /// The send calls' own durations within PRTT(n,d,s) (the o_s study's "direct" o_s).
+    pub send_call: Option<Summary>,
     /// d ≤ G_all with d = PRTT(1,0,s): PRTT(2,0,s) was used instead.
     pub fell_back: bool,
     /// The send waited for a late receiver (synchronous or rendezvous protocol).
@@ -310,8 +339,9 @@ pub fn measure_point<T: Transport, C: Control>(
         p.delay = summarize(&mut c.prtt(2, 0, s, reps)?).median;
         p.fell_back = true;
     }
-    let mut vnd = c.prtt(n, p.delay as u64, s, reps)?;
+    let (mut vnd, mut calls) = c.prtt_calls(n, p.delay as u64, s, reps)?;
     p.prtt_n_d = summarize(&mut vnd);
+    p.send_call = (!calls.is_empty()).then(|| summarize(&mut calls));
     let (or, vor) = c.recv_overhead(n, p.delay as u64, s, reps)?;
     p.recv_overhead = or;
     p.samples = [v1, vn, vnd, vor];

@@ -53,6 +53,7 @@ pub fn point(p: &PointTicks, n: u64, k: f64) -> Point {
         prtt_n_d_ns: ns(p.prtt_n_d.median),
         recv_overhead_ns: ns(p.recv_overhead.median),
         send_overhead_ns: ns(p.send_overhead(n)),
+        send_call_ns: p.send_call.map(|c| c.median * k),
         gap_all_ns: ns(p.gap_all(n)),
         prtt_1_0_min_ns: ns(p.prtt_1_0.min),
         prtt_1_0_iqr_ns: ns(p.prtt_1_0.iqr),
