@@ -658,15 +658,20 @@ fn calibration_section(
     (calibration, thresholds)
 }
 
-/// Writes `report` atomically: a new temporary file in the same directory (never following
-/// a symlink), then rename. A failure is one warning; the application is not affected.
+/// Writes `report` atomically. The text goes into an unnamed file in the report's
+/// directory (O_TMPFILE), which is given a temporary name only once complete and then
+/// renamed over the report: a rank killed while writing (a launcher's SIGKILL after its
+/// grace period) leaves nothing behind, where a named temporary file would stay half
+/// written. Where the file system has no O_TMPFILE or /proc is missing, a named
+/// temporary file (never following a symlink) and rename. A failure is one warning; the
+/// application is not affected.
 fn write_report(path: &str, report: &Report, rank: i32, announce: bool) {
     let text = match serde_json::to_vec_pretty(report) {
         Ok(t) => t,
         Err(e) => return say(&format!("loggp: cannot encode the report: {e}")),
     };
     let tmp = format!("{path}.tmp.{}", std::process::id());
-    let res = (|| -> std::io::Result<()> {
+    let res = write_unnamed_then_link(path, &tmp, &text).or_else(|_| {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
         let mut f = std::fs::OpenOptions::new()
@@ -677,9 +682,8 @@ fn write_report(path: &str, report: &Report, rank: i32, announce: bool) {
             .open(&tmp)?;
         f.write_all(&text)?;
         f.write_all(b"\n")?;
-        f.sync_all()?;
         std::fs::rename(&tmp, path)
-    })();
+    });
     match res {
         Ok(()) if announce => say(&format!("loggp: rank {rank}: report written to {path}")),
         Ok(()) => {}
@@ -690,6 +694,52 @@ fn write_report(path: &str, report: &Report, rank: i32, announce: bool) {
             ));
         }
     }
+}
+
+/// The O_TMPFILE path of `write_report`: unnamed file, write, link as `tmp`, rename.
+fn write_unnamed_then_link(path: &str, tmp: &str, text: &[u8]) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::io::Write;
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let dir = match std::path::Path::new(path).parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let cstr = |s: &str| CString::new(s).map_err(|_| std::io::ErrorKind::InvalidInput);
+    let cdir = cstr(&dir.display().to_string())?;
+    // SAFETY: a C string we own; the fd is owned by the File below.
+    let fd = unsafe {
+        libc::open(
+            cdir.as_ptr(),
+            libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o644 as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd was just opened and is not owned elsewhere.
+    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
+    f.write_all(text)?;
+    f.write_all(b"\n")?;
+    let proc_path = cstr(&format!("/proc/self/fd/{}", f.as_raw_fd()))?;
+    let ctmp = cstr(tmp)?;
+    // SAFETY: C strings we own; linkat gives the complete file a name.
+    let linked = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            proc_path.as_ptr(),
+            libc::AT_FDCWD,
+            ctmp.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if linked != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    std::fs::rename(tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(tmp);
+    })
 }
 
 /// Path of a rank's partial report: `<report without .json>.rank<R>.json`.

@@ -47,7 +47,7 @@ impl Default for Settings {
         Settings {
             disable: false,
             report: None,
-            verbose: 1,
+            verbose: 0,
             dump_config: false,
             max_threads: 64,
             cells_per_thread: 1024,
@@ -170,7 +170,7 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
     if let Some(v) = get("LOGGP_VERBOSE") {
         match parse_range(&v, 0, 2) {
             Some(n) => s.verbose = n as u8,
-            None => bad("LOGGP_VERBOSE", &v, "0, 1 or 2", "1".into()),
+            None => bad("LOGGP_VERBOSE", &v, "0, 1 or 2", "0".into()),
         }
     }
     if let Some(v) = get("LOGGP_DUMP_CONFIG") {
@@ -479,7 +479,7 @@ mod tests {
     #[test]
     fn garbage_values_name_variable_value_and_accepted_and_keep_default() {
         let (s, e) = with(&[("LOGGP_VERBOSE", "loud"), ("LOGGP_MAX_THREADS", "-3")]);
-        assert_eq!(s.verbose, 1);
+        assert_eq!(s.verbose, 0);
         assert_eq!(s.max_threads, 64);
         assert_eq!(e.len(), 2);
         assert!(

@@ -134,13 +134,13 @@ fn garbage_settings_get_one_clear_message_and_the_defaults() {
         assert_eq!(verbose_msgs.len(), 1, "one message, from rank 0: {err}");
         assert!(
             verbose_msgs[0].contains("accepted: 0, 1 or 2")
-                && verbose_msgs[0].contains("default 1")
+                && verbose_msgs[0].contains("default 0")
         );
         assert!(err.contains("LOGGP_MAX_THREADS=\"-1\""));
         // LOGGP_DUMP_CONFIG prints the effective settings, defaults in place of the garbage.
         assert!(
             err.lines()
-                .any(|l| l.contains("LOGGP_VERBOSE") && l.contains("= 1 ")),
+                .any(|l| l.contains("LOGGP_VERBOSE") && l.contains("= 0 ")),
             "{err}"
         );
         let r = read_report(&report);

@@ -32,6 +32,12 @@ fn p2p_all(mpi: Mpi, np: usize) {
         observations(&stdout(&shim)),
         "output changed under the shim"
     );
+    // Silent by default (issue 13 §6): the shim adds nothing to what the job prints.
+    assert_eq!(
+        stderr(&plain),
+        stderr(&shim),
+        "the shim printed something with default settings"
+    );
     let r = read_report(&report);
     assert!(r.job.complete);
     assert_eq!(r.job.ranks as usize, np);
