@@ -224,45 +224,55 @@ fn four_ranks_learn_every_pair() {
 /// The o_s study (issue 11, tests/c/os_study.c). MPI_Send's own duration hardly depends
 /// on the conditions (isolated, bursts, bursts spaced by d), and the PRTT formula's o_s
 /// equals it once the time between sends is read at its edges (the delay loop's boundary
-/// timer reads otherwise count as o_s). The calibration times the send calls inside
-/// PRTT(n,d,s) at no extra read (`send_call_ns`): at 8 B and 1 KiB (median of the points
-/// within a factor 2) the formula's o_s must lie within max(20 ns, 15 %) of it, in the
-/// same job, on both MPIs. (Across jobs and against the passive figures, this VM's send
-/// costs change level in phases of seconds; within one calibration they do not.)
+/// timer reads otherwise count as o_s: +25–48 ns on calls of 40–80 ns here). The
+/// calibration times the send calls inside PRTT(n,d,s) at no extra read (`send_call_ns`):
+/// over the points of 1–256 B and of 257 B–2 KiB, the median of formula − call must be
+/// within max(20 ns, 15 % of the calls), in the same job, on both MPIs. (One point's
+/// formula rests on medians of 5 round trips and scatters more; across jobs and against
+/// the passive figures, this VM's send costs change level in phases of seconds.)
 #[test]
 fn active_o_s_is_the_send_calls_own_duration() {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
     for mpi in BOTH {
         let r = job(mpi, "os_study.c", &[], &format!("os_study_{}", mpi.name()));
-        for s in [8u64, 1024] {
-            let near: Vec<_> = r
+        for (lo, hi) in [(1u64, 256u64), (257, 2048)] {
+            let pairs: Vec<(f64, f64)> = r
                 .calibration
                 .mpi
                 .iter()
                 .filter(|c| c.mode == "send")
                 .flat_map(|c| &c.points)
-                .filter(|p| p.size_bytes * 2 >= s && p.size_bytes <= 2 * s)
+                .filter(|p| (lo..=hi).contains(&p.size_bytes))
+                .filter_map(|p| Some((p.send_overhead_ns?, p.send_call_ns?)))
                 .collect();
-            let median = |mut v: Vec<f64>| {
-                v.sort_by(f64::total_cmp);
-                v[v.len() / 2]
-            };
-            let formula = median(near.iter().filter_map(|p| p.send_overhead_ns).collect());
-            let call = median(near.iter().filter_map(|p| p.send_call_ns).collect());
-            let bin = r
+            assert!(pairs.len() >= 8, "{}: {lo}..{hi} B: {pairs:?}", mpi.name());
+            let diff = median(pairs.iter().map(|(f, c)| f - c).collect());
+            let call = median(pairs.iter().map(|p| p.1).collect());
+            let seen = format!(
+                "{}, {lo}..{hi} B: median o_s by PRTT − the calls in PRTT {diff:.0} ns, calls {call:.0} ns",
+                mpi.name()
+            );
+            eprintln!("{seen}");
+            assert!(diff.abs() <= (0.15 * call).max(20.0), "{seen}");
+        }
+        for s in [8u64, 1024] {
+            if let Some(b) = r
                 .passive
                 .iter()
                 .filter(|p| p.mode == "send")
                 .flat_map(|p| &p.bins)
                 .find(|b| b.smallest_bytes == s && b.largest_bytes == s)
-                .unwrap_or_else(|| panic!("no passive bin of {s} B"));
-            let seen = format!(
-                "{}, {s} B: o_s by PRTT {formula:.0} ns, the calls in PRTT {call:.0} ns; passive p10 {:.0} p50 {:.0} ns",
-                mpi.name(),
-                bin.envelope_ns.unwrap_or(f64::NAN),
-                bin.envelope_p50_ns.unwrap_or(f64::NAN)
-            );
-            eprintln!("{seen}");
-            assert!((formula - call).abs() <= (0.15 * call).max(20.0), "{seen}");
+            {
+                eprintln!(
+                    "{}, {s} B: passive p10 {:.0} p50 {:.0} ns",
+                    mpi.name(),
+                    b.envelope_ns.unwrap_or(f64::NAN),
+                    b.envelope_p50_ns.unwrap_or(f64::NAN)
+                );
+            }
         }
     }
 }
