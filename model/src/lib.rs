@@ -9,6 +9,7 @@
 //! * [`overhead`] — MPI minus the raw transport (bell2003 Fig. 3);
 //! * [`fit`], [`stats`] — constrained lines, medians, the bootstrap's generator.
 pub mod active;
+pub mod advise;
 pub mod check;
 pub mod fit;
 pub mod overhead;

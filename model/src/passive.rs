@@ -135,7 +135,9 @@ pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
         s.penalty_scale * bic_penalty(bins.len(), 1),
     );
     let mut rng = Rng::new(s.seed);
-    let mut lines: Vec<(usize, usize, Option<(f64, f64)>)> = vec![];
+    // (first bin, last bin, fitted (g, G)) of each range.
+    type Line = (usize, usize, Option<(f64, f64)>);
+    let mut lines: Vec<Line> = vec![];
     for &(a, b) in &idx {
         let seg = &bins[a..=b];
         let distinct = seg[0].smallest != seg[seg.len() - 1].largest;

@@ -70,9 +70,9 @@ pub fn ucx_config() -> Option<Vec<(String, String)>> {
         let mut out = None;
         if !r.is_null() && !p.is_null() && !rel.is_null() {
             let (read, print, release): (Read, Print, Release) = (
-                std::mem::transmute(r),
-                std::mem::transmute(p),
-                std::mem::transmute(rel),
+                std::mem::transmute::<*mut c_void, Read>(r),
+                std::mem::transmute::<*mut c_void, Print>(p),
+                std::mem::transmute::<*mut c_void, Release>(rel),
             );
             let mut cfg: *mut c_void = std::ptr::null_mut();
             if read(std::ptr::null(), std::ptr::null(), &mut cfg) == 0 && !cfg.is_null() {

@@ -1,6 +1,6 @@
 //! `loggp`: launches a profiled job and reads loggp reports; needs no MPI.
 use loggp_report::{read, Report};
-use loggp_tools::{diff, html, plot, run, show};
+use loggp_tools::{advise, diff, html, plot, run, show};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
@@ -10,7 +10,8 @@ const USAGE: &str = "usage:
   loggp diff <a.json> <b.json>                           two reports side by side with the relative change
   loggp html <report.json> -o <file.html>                one self-contained page, tables and figures
   loggp refit <report.json> -o <new.json> [--penalty X] [--bootstrap N] [--rel-floor F]
-              [--abs-floor-ns F] [--seed S]              redo the estimates from the stored measurements";
+              [--abs-floor-ns F] [--seed S]              redo the estimates from the stored measurements
+  loggp advise <report.json> [--json]                    what moving a protocol switch would save this job";
 
 /// Reads a report; a large one says so while it reads (over a second on a slow disk).
 fn load(path: &str) -> Result<Report, String> {
@@ -140,6 +141,15 @@ fn command(args: &[String]) -> Result<i32, String> {
             let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
             write_atomic(std::path::Path::new(&file), &text)?;
             eprintln!("loggp: refitted {} into {file}", pos[0]);
+            Ok(0)
+        }
+        Some("advise") if !pos.is_empty() => {
+            let r = load(pos[0])?;
+            if args.iter().any(|a| a == "--json") {
+                println!("{}", advise::json(&r));
+            } else {
+                print!("{}", advise::text(&r));
+            }
             Ok(0)
         }
         Some("run") => run::run(&args[1..]),

@@ -1,0 +1,491 @@
+//! What moving a protocol switch would save this job (issue 14): the job's own messages
+//! (the passive bins: per size, how many) priced by the calibration's round trips.
+//!
+//! Model. A message of s bytes that two ranks wait on costs the pair PRTT(1,0,s) of time
+//! inside MPI (a ping-pong round trip is one message each way with the other side
+//! waiting: each message keeps both ranks in MPI for half the round trip). Moving the
+//! switch from T to T' turns the job's messages in (T, T'] from rendezvous to eager, and
+//! saves per message PRTT_rendezvous(1,0,s) − PRTT_eager(1,0,s). That is the saving where
+//! the receiver waits for the message (exchanges, ping-pongs, pipelines); where it never
+//! waits, only the sender's part is saved, so the figure is an upper bound there.
+//!
+//! Rendezvous: the calibration's points above T, interpolated linearly between measured
+//! sizes, never past the largest. Eager: the line g + (s−1)·G (non-negative) through the
+//! PRTT(1,0,s) of the eager range's points, extrapolated past T to at most twice the
+//! largest eager size measured — the calibration cannot measure eager sends above the
+//! switch in use; what lies further is not predicted and the note says so. Interval: the
+//! bootstrap over each point's repetitions (as for the ranges), 95 %.
+use crate::fit::gap_line;
+use crate::stats::{median, percentile_ci, Rng};
+use crate::Settings;
+use loggp_report::{Bin, CalibrationSet, Point, Report, Threshold};
+use serde::Serialize;
+
+/// One candidate value of the knob and what it saves.
+#[derive(Clone, Debug, Serialize)]
+pub struct Candidate {
+    pub value: i64,
+    /// Largest message size sent eagerly with this value.
+    pub eager_up_to_bytes: u64,
+    pub messages: u64,
+    pub predicted_saving_ns: f64,
+    pub predicted_saving_ns_ci: Option<[f64; 2]>,
+}
+
+/// The advice for one (peer class, mode).
+#[derive(Clone, Debug, Serialize)]
+pub struct Advice {
+    pub peer_class: String,
+    pub mode: String,
+    /// The knob: `{name, value}` — the advised value, or the current one where no change
+    /// is advised.
+    pub setting: Option<SettingValue>,
+    /// The knob's value in use and the switch it gives (largest eager size).
+    pub current: Option<i64>,
+    pub current_switch_bytes: Option<u64>,
+    /// Time the job spent in this mode (all sizes) and its messages.
+    pub observed_ns: f64,
+    pub observed_messages: u64,
+    /// Messages above the switch (sent with rendezvous) and their time in this mode.
+    pub rendezvous_messages: u64,
+    pub rendezvous_observed_ns: f64,
+    pub advised: bool,
+    pub predicted_saving_ns: Option<f64>,
+    pub predicted_saving_ns_ci: Option<[f64; 2]>,
+    pub predicted_saving_per_message_ns: Option<f64>,
+    /// Messages the advised value turns eager.
+    pub messages: u64,
+    /// The ways to set it with this MPI's launchers.
+    pub command: Option<String>,
+    pub commands: Vec<String>,
+    pub candidates: Vec<Candidate>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SettingValue {
+    pub name: String,
+    pub value: Option<i64>,
+}
+
+/// Advice for every (class, mode) of the calibration that has traffic.
+pub fn advise(r: &Report, s: &Settings) -> (Vec<Advice>, Vec<String>) {
+    let mut out = vec![];
+    let mut notes = vec![];
+    if r.calibration.mpi.is_empty() {
+        notes.push(format!(
+            "no calibration in this report ({}): nothing to price the job's messages with; run with LOGGP_CALIBRATE=quick or full",
+            r.calibration.status
+        ));
+    }
+    if r.calibration.disturbance.is_some() {
+        notes.push("the calibration was disturbed (see calibration.disturbance): its round trips include waits for the CPU, and the predictions inherit them".into());
+    }
+    for set in &r.calibration.mpi {
+        let Some(p) = r
+            .passive
+            .iter()
+            .find(|p| p.peer_class == set.peer_class && p.mode == set.mode)
+        else {
+            continue;
+        };
+        let bins: Vec<&Bin> = p.bins.iter().filter(|b| b.count > 0).collect();
+        if bins.is_empty() {
+            continue;
+        }
+        let t = r
+            .thresholds
+            .iter()
+            .find(|t| t.peer_class == set.peer_class && t.mode == set.mode);
+        out.push(one(r, set, t, &bins, s));
+    }
+    if out.is_empty() && !r.calibration.mpi.is_empty() {
+        notes.push("no calibrated (class, mode) has traffic in this report".into());
+    }
+    (out, notes)
+}
+
+fn one(
+    r: &Report,
+    set: &CalibrationSet,
+    t: Option<&Threshold>,
+    bins: &[&Bin],
+    s: &Settings,
+) -> Advice {
+    let time = |b: &Bin| b.count as f64 * b.mean_ns.unwrap_or(0.0);
+    let mut a = Advice {
+        peer_class: set.peer_class.clone(),
+        mode: set.mode.clone(),
+        setting: None,
+        current: None,
+        current_switch_bytes: None,
+        observed_ns: bins.iter().map(|b| time(b)).sum(),
+        observed_messages: bins.iter().map(|b| b.count).sum(),
+        rendezvous_messages: 0,
+        rendezvous_observed_ns: 0.0,
+        advised: false,
+        predicted_saving_ns: None,
+        predicted_saving_ns_ci: None,
+        predicted_saving_per_message_ns: None,
+        messages: 0,
+        command: None,
+        commands: vec![],
+        candidates: vec![],
+        notes: vec![],
+    };
+    let Some(switch) = t.and_then(|t| t.active_bytes) else {
+        a.notes.push("no change advised: the calibration located no eager-to-rendezvous switch for this mode".into());
+        return a;
+    };
+    a.current_switch_bytes = Some(switch);
+    let setting = t.and_then(|t| t.setting.as_ref());
+    a.current = setting.and_then(|x| x.value);
+    a.setting = setting.map(|x| SettingValue {
+        name: x.name.clone(),
+        value: x.value,
+    });
+    if t.and_then(|t| t.active_exact) == Some(false) {
+        a.notes.push("the switch is not exact (disturbed calibration): which messages are eager is uncertain near it".into());
+    }
+    let above: Vec<&Bin> = bins
+        .iter()
+        .copied()
+        .filter(|b| b.smallest_bytes > switch)
+        .collect();
+    a.rendezvous_messages = above.iter().map(|b| b.count).sum();
+    a.rendezvous_observed_ns = above.iter().map(|b| time(b)).sum();
+    if above.is_empty() {
+        a.notes.push(format!(
+            "no change advised: every message of this mode was at most {switch} B, already eager"
+        ));
+        return a;
+    }
+    let Some(setting) = setting else {
+        a.notes.push("no change advised: the knob that governs this switch could not be read (see thresholds[].setting)".into());
+        return a;
+    };
+    // The knob's value for "eager up to s bytes": s + what the knob counts beyond the
+    // payload (ob1's header: 4096 − 4040 = 56; UCX: the first size sent with rendezvous).
+    let offset = match setting.value {
+        Some(v) if v as i128 > switch as i128 => v as i128 - switch as i128,
+        _ if setting.name.starts_with("UCX_") => 1,
+        _ => {
+            a.notes.push(format!(
+                "no change advised: the value of {} is not known as a number ({}), so the value for a given size cannot be derived",
+                setting.name, setting.text
+            ));
+            return a;
+        }
+    } as i64;
+    // The eager range: the calibration points between the switch below T (if any) and T.
+    let below = set
+        .switches_bytes
+        .iter()
+        .copied()
+        .filter(|&x| x < switch)
+        .max()
+        .unwrap_or(0);
+    let eager: Vec<&Point> = set
+        .points
+        .iter()
+        .filter(|p| {
+            p.size_bytes > below && p.size_bytes <= switch && !p.prtt_1_0_reps_ns.is_empty()
+        })
+        .collect();
+    let rdv: Vec<&Point> = set
+        .points
+        .iter()
+        .filter(|p| p.size_bytes > switch && !p.prtt_1_0_reps_ns.is_empty())
+        .collect();
+    if eager.len() < 3 || rdv.is_empty() {
+        a.notes.push(format!(
+            "no change advised: the calibration has {} eager sizes above {below} B and {} rendezvous sizes (at least 3 and 1 needed); calibrate with LOGGP_CALIBRATE=full",
+            eager.len(),
+            rdv.len()
+        ));
+        return a;
+    }
+    let eager_max = eager.iter().map(|p| p.size_bytes).max().unwrap_or(switch);
+    let rdv_max = rdv.iter().map(|p| p.size_bytes).max().unwrap_or(switch);
+    let reach = (2 * eager_max).min(rdv_max);
+    let size_of = |b: &Bin| (b.smallest_bytes + b.largest_bytes) as f64 / 2.0;
+    let (priced, beyond): (Vec<&Bin>, Vec<&Bin>) = above
+        .iter()
+        .copied()
+        .partition(|b| b.largest_bytes <= reach);
+    if !beyond.is_empty() {
+        let n: u64 = beyond.iter().map(|b| b.count).sum();
+        a.notes.push(format!(
+            "{n} messages above {reach} B are not priced: the eager line is measured to {eager_max} B and extrapolated to twice that at most{}",
+            if rdv_max < 2 * eager_max { format!(", the rendezvous points reach {rdv_max} B") } else { String::new() }
+        ));
+    }
+    if priced.is_empty() {
+        a.notes.push(
+            "no change advised: no message of the job lies where both protocols can be priced"
+                .into(),
+        );
+        return a;
+    }
+    // Per-bin saving per message, from one set of per-point round trips.
+    let saving = |e: &[(f64, f64)], d: &[(f64, f64)]| -> Option<Vec<f64>> {
+        let line = gap_line(
+            &e.iter()
+                .map(|&(x, y)| (x, y, 1.0 / (y * y).max(1.0)))
+                .collect::<Vec<_>>(),
+        )?;
+        priced
+            .iter()
+            .map(|b| {
+                let x = size_of(b);
+                let e = line.0 + line.1 * (x - 1.0);
+                Some(interpolate(d, x)? - e)
+            })
+            .collect()
+    };
+    let med = |p: &Point| median(&p.prtt_1_0_reps_ns);
+    let e0: Vec<(f64, f64)> = eager
+        .iter()
+        .filter_map(|p| Some((p.size_bytes as f64, med(p)?)))
+        .collect();
+    let d0: Vec<(f64, f64)> = rdv
+        .iter()
+        .filter_map(|p| Some((p.size_bytes as f64, med(p)?)))
+        .collect();
+    let Some(per0) = saving(&e0, &d0) else {
+        a.notes
+            .push("no change advised: the eager line could not be fitted".into());
+        return a;
+    };
+    let mut rng = Rng::new(s.seed);
+    let mut draw = |p: &Point| {
+        let v = &p.prtt_1_0_reps_ns;
+        let r: Vec<f64> = (0..v.len()).map(|_| v[rng.below(v.len())]).collect();
+        median(&r)
+    };
+    let mut reps: Vec<Vec<f64>> = vec![];
+    for _ in 0..s.bootstrap {
+        let e: Vec<(f64, f64)> = eager
+            .iter()
+            .filter_map(|p| Some((p.size_bytes as f64, draw(p)?)))
+            .collect();
+        let d: Vec<(f64, f64)> = rdv
+            .iter()
+            .filter_map(|p| Some((p.size_bytes as f64, draw(p)?)))
+            .collect();
+        if let Some(v) = saving(&e, &d) {
+            reps.push(v);
+        }
+    }
+    // Candidates: eager up to each priced bin's largest size, in increasing order.
+    let mut ends: Vec<u64> = priced.iter().map(|b| b.largest_bytes).collect();
+    ends.sort_unstable();
+    ends.dedup();
+    for end in ends {
+        let take = |per: &[f64]| -> f64 {
+            priced
+                .iter()
+                .zip(per)
+                .filter(|(b, _)| b.largest_bytes <= end)
+                .map(|(b, d)| b.count as f64 * d)
+                .sum()
+        };
+        let est = take(&per0);
+        let boot: Vec<f64> = reps.iter().map(|v| take(v)).collect();
+        let ci = percentile_ci(&boot).map(|[lo, hi]| [lo.min(est), hi.max(est)]);
+        a.candidates.push(Candidate {
+            value: end as i64 + offset,
+            eager_up_to_bytes: end,
+            messages: priced
+                .iter()
+                .filter(|b| b.largest_bytes <= end)
+                .map(|b| b.count)
+                .sum(),
+            predicted_saving_ns: est,
+            predicted_saving_ns_ci: ci,
+        });
+    }
+    // The advice: among candidates whose interval excludes zero, the smallest value that
+    // gets 95 % of the largest saving (a larger eager limit costs buffer memory).
+    let sure: Vec<&Candidate> = a
+        .candidates
+        .iter()
+        .filter(|c| c.predicted_saving_ns_ci.is_some_and(|[lo, _]| lo > 0.0))
+        .collect();
+    let best = sure
+        .iter()
+        .map(|c| c.predicted_saving_ns)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let Some(pick) = sure
+        .iter()
+        .find(|c| c.predicted_saving_ns >= 0.95 * best)
+        .copied()
+    else {
+        a.notes.push(
+            "no change advised: no candidate's predicted saving has an interval above zero".into(),
+        );
+        return a;
+    };
+    a.advised = true;
+    a.setting = Some(SettingValue {
+        name: setting.name.clone(),
+        value: Some(pick.value),
+    });
+    a.predicted_saving_ns = Some(pick.predicted_saving_ns);
+    a.predicted_saving_ns_ci = pick.predicted_saving_ns_ci;
+    a.messages = pick.messages;
+    a.predicted_saving_per_message_ns =
+        Some(pick.predicted_saving_ns / pick.messages.max(1) as f64);
+    a.commands = commands(&r.job.mpi_flavor, &setting.name, pick.value);
+    a.command = a.commands.first().cloned();
+    if eager_max < pick.eager_up_to_bytes {
+        a.notes.push(format!(
+            "the eager cost above {eager_max} B is extrapolated from the eager range's line (the calibration cannot send eagerly above the switch in use); rerun with the new value to measure it"
+        ));
+    }
+    a.notes.push(memory_note(&setting.name));
+    a.notes.push("the saving assumes the receiver waits for these messages (as in exchanges and ping-pongs); where it never waits only the sender's part is saved".into());
+    a
+}
+
+/// Linear interpolation in size between measured points; None outside them.
+fn interpolate(pts: &[(f64, f64)], x: f64) -> Option<f64> {
+    let mut v: Vec<(f64, f64)> = pts.to_vec();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if x <= v.first()?.0 {
+        // Below the first rendezvous point (between the switch and it): its value.
+        return Some(v[0].1);
+    }
+    for w in v.windows(2) {
+        if x <= w[1].0 {
+            let f = (x - w[0].0) / (w[1].0 - w[0].0);
+            return Some(w[0].1 + f * (w[1].1 - w[0].1));
+        }
+    }
+    None
+}
+
+fn commands(flavor: &str, name: &str, value: i64) -> Vec<String> {
+    if name.starts_with("UCX_") {
+        match flavor {
+            "openmpi" => vec![
+                format!("mpirun -x {name}={value} …"),
+                format!("export {name}={value}; srun --export=ALL …"),
+            ],
+            _ => vec![
+                format!("mpiexec -genv {name} {value} …"),
+                format!("srun --export=ALL,{name}={value} …"),
+            ],
+        }
+    } else {
+        vec![
+            format!("mpirun --mca {name} {value} …"),
+            format!("mpirun -x OMPI_MCA_{name}={value} …"),
+            format!("srun --export=ALL,OMPI_MCA_{name}={value} …"),
+        ]
+    }
+}
+
+fn memory_note(name: &str) -> String {
+    if name.starts_with("UCX_") {
+        format!("memory: below {name} UCX copies messages through its bounce buffers, and a receiver keeps unexpected eager messages buffered until their receive is posted; a larger threshold lets more data wait there")
+    } else {
+        format!("memory: Open MPI keeps eager fragments of {name} bytes in each local peer's free lists, and buffers unexpected eager messages until their receive is posted; a larger limit grows both")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loggp_report::{Passive, Setting};
+
+    /// A calibration with eager PRTT(1,0,s) = 800 + 0.1 s up to 4040 and rendezvous
+    /// 5000 + 0.1 s above (ground truth §3 style), 5 repetitions with ±2 % jitter.
+    fn report(sizes_sent: &[(u64, u64)]) -> Report {
+        let mut rng = Rng::new(9);
+        let mut points = vec![];
+        let mut s = 1.0f64;
+        while s <= 65536.0 {
+            let size = s.round() as u64;
+            let truth = if size <= 4040 { 800.0 } else { 5000.0 } + 0.1 * size as f64;
+            let reps: Vec<f64> = (0..5).map(|_| truth * (1.0 + 0.02 * rng.sym())).collect();
+            points.push(Point {
+                size_bytes: size,
+                prtt_1_0_reps_ns: reps,
+                ..Default::default()
+            });
+            s *= 2f64.powf(0.25);
+        }
+        let mut r = Report::default();
+        r.job.mpi_flavor = "openmpi".into();
+        r.calibration.mpi.push(CalibrationSet {
+            peer_class: "intra_node".into(),
+            mode: "send".into(),
+            switches_bytes: vec![256, 4040],
+            points,
+            ..Default::default()
+        });
+        r.thresholds.push(Threshold {
+            peer_class: "intra_node".into(),
+            mode: "send".into(),
+            active_bytes: Some(4040),
+            setting: Some(Setting {
+                name: "btl_vader_eager_limit".into(),
+                value: Some(4096),
+                text: "4096".into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        r.passive.push(Passive {
+            peer_class: "intra_node".into(),
+            mode: "send".into(),
+            bins: sizes_sent
+                .iter()
+                .map(|&(size, count)| Bin {
+                    smallest_bytes: size,
+                    largest_bytes: size,
+                    count,
+                    mean_ns: Some(1000.0),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        });
+        r
+    }
+
+    #[test]
+    fn advises_the_value_that_makes_the_jobs_messages_eager_and_prices_it() {
+        let (a, _) = advise(&report(&[(6000, 1000), (100, 50)]), &Settings::default());
+        let a = &a[0];
+        assert!(a.advised, "{a:?}");
+        let v = a.setting.as_ref().unwrap().value.unwrap();
+        assert_eq!(v, 6056);
+        // The truth: 1000 × (5000 − 800) = 4.2 ms.
+        let est = a.predicted_saving_ns.unwrap();
+        assert!((est - 4.2e6).abs() < 0.1 * 4.2e6, "{est}");
+        let [lo, hi] = a.predicted_saving_ns_ci.unwrap();
+        assert!(lo <= est && est <= hi && lo > 0.0);
+        assert!(a
+            .command
+            .as_ref()
+            .unwrap()
+            .contains("btl_vader_eager_limit 6056"));
+    }
+
+    #[test]
+    fn no_change_where_everything_is_eager_or_beyond_what_was_measured() {
+        let (a, _) = advise(&report(&[(2000, 1000)]), &Settings::default());
+        assert!(!a[0].advised);
+        assert!(a[0].notes[0].contains("already eager"), "{:?}", a[0].notes);
+        // 40000 B: more than twice the largest eager size measured — not priced.
+        let (a, _) = advise(&report(&[(40000, 1000)]), &Settings::default());
+        assert!(!a[0].advised);
+        assert!(
+            a[0].notes.iter().any(|n| n.contains("not priced")),
+            "{:?}",
+            a[0].notes
+        );
+    }
+}
