@@ -72,7 +72,14 @@ fn sigterm_leaves_partial_reports_openmpi() {
 fn exit_without_finalize_leaves_partial_reports() {
     for mpi in BOTH {
         let p = ends_like_without_shim(mpi, "exit");
-        assert_eq!(p.len(), 2, "{}", mpi.name());
+        // Open MPI lets both ranks write. Hydra ends the other rank as soon as one exits
+        // without MPI_Finalize, sometimes before its write completes: that report is then
+        // absent, never half written (no temporary file is left: `partials` parses every
+        // r.rank* file).
+        match mpi {
+            Mpi::OpenMpi => assert_eq!(p.len(), 2, "{}", mpi.name()),
+            Mpi::Mpich => assert!(!p.is_empty(), "{}", mpi.name()),
+        }
         assert!(p.iter().all(|r| r.job.end == "exit without MPI_Finalize"));
     }
 }
