@@ -102,8 +102,13 @@ fn shm_beneath_mpi_and_the_overhead_it_reveals() {
             mpi.name()
         );
         // What one side does not have stays null, never guessed: the first MPI range of a
-        // set with a latency has one, so the delta is a number.
-        assert!(o[0].latency_ns.is_some());
+        // set with a latency has one, so the delta is a number — or, where MPI's is not
+        // above the raw channel's, null with a note that gives the value.
+        assert!(
+            o[0].latency_ns.is_some() || o[0].note.as_deref().unwrap_or_default().contains("L:"),
+            "{:?}",
+            o[0]
+        );
     }
     assert!(
         leftovers().is_empty(),
