@@ -82,11 +82,7 @@ pub fn advise(r: &Report, s: &Settings) -> (Vec<Advice>, Vec<String>) {
         notes.push("the calibration was disturbed (see calibration.disturbance): its round trips include waits for the CPU, and the predictions inherit them".into());
     }
     for set in &r.calibration.mpi {
-        let Some(p) = r
-            .passive
-            .iter()
-            .find(|p| p.peer_class == set.peer_class && p.mode == set.mode)
-        else {
+        let Some(p) = crate::passive_of(r, set) else {
             continue;
         };
         let bins: Vec<&Bin> = p.bins.iter().filter(|b| b.count > 0).collect();

@@ -20,6 +20,17 @@ pub mod stats;
 use loggp_report::{ModelCheck, Report};
 use std::collections::BTreeMap;
 
+/// The passive counterpart (same peer class and mode) of a calibration set, if the job
+/// had such traffic.
+pub fn passive_of<'a>(
+    r: &'a Report,
+    set: &loggp_report::CalibrationSet,
+) -> Option<&'a loggp_report::Passive> {
+    r.passive
+        .iter()
+        .find(|p| p.peer_class == set.peer_class && p.mode == set.mode)
+}
+
 /// The estimators' settings. Defaults are what the shim uses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {

@@ -30,11 +30,7 @@ fn ns(v: f64) -> String {
 pub fn warnings(r: &Report) -> Vec<String> {
     let mut out = vec![];
     for set in &r.calibration.mpi {
-        let Some(p) = r
-            .passive
-            .iter()
-            .find(|p| p.peer_class == set.peer_class && p.mode == set.mode)
-        else {
+        let Some(p) = crate::passive_of(r, set) else {
             continue;
         };
         for a in &set.ranges {

@@ -97,16 +97,29 @@ pub fn fmt_ns(v: Option<f64>) -> String {
     }
 }
 
-/// A value with its 95 % interval as `61 ns ±4` (the larger half-width, in the value's
-/// unit); a value without an interval is printed as it is.
+/// The interval beside a value: `±h` where both sides are alike (within 1.5×) and the
+/// symmetric form stays inside what the interval allows, else `+up −down` — a bootstrap
+/// interval can be lopsided (one slow repetition), and `±` would then suggest values the
+/// interval excludes, below zero above all.
+fn interval(x: f64, [lo, hi]: [f64; 2], scale: f64, digits: usize) -> String {
+    let (down, up) = ((x - lo).max(0.0), (hi - x).max(0.0));
+    let alike = up.max(down) <= 1.5 * up.min(down) && x - up.max(down) >= lo.min(0.0);
+    if alike || up.max(down) / scale < 0.5 * 10f64.powi(-(digits as i32)) {
+        format!("±{:.*}", digits, up.max(down) / scale)
+    } else {
+        format!("+{:.*} −{:.*}", digits, up / scale, digits, down / scale)
+    }
+}
+
+/// A value with its 95 % interval, `61 ns ±4` or `180 ns +308 −25`, in the value's unit;
+/// a value without an interval is printed as it is.
 pub fn fmt_ns_ci(v: Option<f64>, ci: Option<[f64; 2]>) -> String {
     let Some(x) = v.filter(|x| x.is_finite()) else {
         return "—".into();
     };
-    let Some([lo, hi]) = ci else {
+    let Some(ci) = ci else {
         return fmt_ns(v);
     };
-    let half = (x - lo).max(hi - x).max(0.0);
     let (scale, unit) = match x.abs() {
         a if a >= 1e9 => (1e9, "s"),
         a if a >= 1e6 => (1e6, "ms"),
@@ -115,17 +128,16 @@ pub fn fmt_ns_ci(v: Option<f64>, ci: Option<[f64; 2]>) -> String {
     };
     let digits = if scale == 1.0 { 0 } else { 2 };
     format!(
-        "{:.*} {unit} ±{:.*}",
+        "{:.*} {unit} {}",
         digits,
         x / scale,
-        digits,
-        half / scale
+        interval(x, ci, scale, digits)
     )
 }
 
 pub fn fmt_per_byte_ci(v: Option<f64>, ci: Option<[f64; 2]>) -> String {
     match (v.filter(|x| x.is_finite()), ci) {
-        (Some(g), Some([lo, hi])) => format!("{g:.4} ±{:.4}", (g - lo).max(hi - g).max(0.0)),
+        (Some(g), Some(ci)) => format!("{g:.4} {}", interval(g, ci, 1.0, 4)),
         (Some(g), None) => format!("{g:.4}"),
         _ => "—".into(),
     }
