@@ -177,6 +177,36 @@ pub fn rank_entry(
     e
 }
 
+/// The intercepted calls in progress in this rank's threads, for interim and partial
+/// rank files: what a rank of a hung job waits on, and since when.
+pub fn in_progress(ns_per_tick: f64) -> Vec<loggp_report::CallInProgress> {
+    let now = clock::now();
+    stats::calls_in_progress()
+        .into_iter()
+        .map(|(f, what, n, t0)| {
+            let function = func_name(f).unwrap_or("?").to_string();
+            let waits = function.starts_with("MPI_Wait") || function.starts_with("MPI_Test");
+            let (peer, bytes) = if what & stats::CURRENT_REQUEST != 0 {
+                // A request the shim tracks names its peer and size.
+                match crate::requests::get(what & !stats::CURRENT_REQUEST, false) {
+                    Some(i) if i.peer_world >= 0 => (Some(i.peer_world as u32), Some(i.bytes)),
+                    Some(i) => (None, Some(i.bytes)),
+                    None => (None, None),
+                }
+            } else {
+                ((what > 0).then(|| (what - 1) as u32), (!waits).then_some(n))
+            };
+            loggp_report::CallInProgress {
+                function,
+                peer,
+                bytes,
+                requests: waits.then_some(n.max(1)),
+                for_ns: now.wrapping_sub(t0) as f64 * ns_per_tick,
+            }
+        })
+        .collect()
+}
+
 /// The rank's clock rate, refined over the run.
 pub fn ns_per_tick() -> f64 {
     clock::ns_per_tick(clock::hz())

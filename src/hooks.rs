@@ -14,7 +14,7 @@ use crate::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
 use crate::peers::classify;
 use crate::requests::{self, Info};
 use crate::runtime::protect;
-use crate::stats::{record, this_slot, Class, Mode, SCRATCH_HANDLES};
+use crate::stats::{record, this_slot, Class, InProgress, Mode, CURRENT_REQUEST, SCRATCH_HANDLES};
 use std::os::raw::c_int;
 
 /// Pseudo records, beside the intercepted functions' own ids.
@@ -134,6 +134,24 @@ fn status_source(st: *const MPI_Status) -> c_int {
     unsafe { (*st).MPI_SOURCE }
 }
 
+/// The in-progress record's peer: world rank + 1, 0 when not known.
+#[inline(always)]
+fn peer_what(peer: i32) -> u64 {
+    if peer < 0 {
+        0
+    } else {
+        peer as u64 + 1
+    }
+}
+
+/// Runs shim code before the PMPI_ call; a panic stops profiling and gives `default`.
+#[inline(always)]
+fn before<T>(default: T, f: impl FnOnce() -> T) -> T {
+    let mut out = default;
+    protect(|| out = f());
+    out
+}
+
 /// MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend (MPI 4.0 §3.2.1, §3.4).
 #[inline(always)]
 pub(crate) fn blocking_send(
@@ -145,16 +163,29 @@ pub(crate) fn blocking_send(
     comm: MPI_Comm,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    let t0 = now();
-    let rc = call();
-    let t1 = now();
-    protect(|| {
+    // Peer and size before the call, so that an interim report can say what a rank
+    // blocked here waits for.
+    let (class, peer, size) = before((Class::Unknown, -1, 0), || {
         let (class, peer) = classify(comm, dest);
         let size = if class == Class::ProcNull {
             0
         } else {
             msg_bytes(count, dt)
         };
+        (class, peer, size)
+    });
+    // Nothing to wait for with MPI_PROC_NULL.
+    let cur = (class != Class::ProcNull)
+        .then(|| InProgress::begin(peer_what(peer), size))
+        .flatten();
+    let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
+    let rc = call();
+    let t1 = now();
+    drop(cur);
+    protect(|| {
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
         burst(mode, class, peer, size, t0, t1);
     });
@@ -306,15 +337,33 @@ pub(crate) fn blocking_recv(
     } else {
         status
     };
-    let t0 = now();
-    let rc = call(st);
-    let t1 = now();
-    protect(|| {
-        let class = recv_class(comm, source, st, rc);
+    let wildcard = source == mpi::any_source();
+    let (class, peer, size) = before((Class::Unknown, -1, 0), || {
+        let (class, peer) = if wildcard {
+            (Class::Unknown, -1)
+        } else {
+            classify(comm, source)
+        };
         let size = if class == Class::ProcNull {
             0
         } else {
             msg_bytes(count, dt)
+        };
+        (class, peer, size)
+    });
+    let cur = InProgress::begin(peer_what(peer), size);
+    let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
+    let rc = call(st);
+    let t1 = now();
+    drop(cur);
+    protect(|| {
+        let class = if wildcard {
+            recv_class(comm, source, st, rc)
+        } else {
+            class
         };
         record(func, Mode::Recv, class, size, size, t1.wrapping_sub(t0));
     });
@@ -336,9 +385,17 @@ pub(crate) fn sendrecv(
     comm: MPI_Comm,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
+    let waits_on = before(0, || {
+        peer_what(classify(comm, if source >= 0 { source } else { dest }).1)
+    });
+    let cur = InProgress::begin(waits_on, 0);
     let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
     let rc = call();
     let t1 = now();
+    drop(cur);
     protect(|| {
         let (class, _) = classify(comm, dest);
         let send = if class == Class::ProcNull {
@@ -375,9 +432,19 @@ pub(crate) fn probe(
 ) -> c_int {
     let mut local = mpi::empty_status();
     let st = visible_status(status, &mut local);
+    let waits_on = if flag.is_null() && source != mpi::any_source() {
+        before(0, || peer_what(classify(comm, source).1))
+    } else {
+        0
+    };
+    let cur = InProgress::begin(waits_on, 0);
     let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
     let rc = call(st);
     let t1 = now();
+    drop(cur);
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let found = flag.is_null() || unsafe { *flag } != 0;
@@ -406,9 +473,19 @@ pub(crate) fn mprobe(
 ) -> c_int {
     let mut local = mpi::empty_status();
     let st = visible_status(status, &mut local);
+    let waits_on = if flag.is_null() && source != mpi::any_source() {
+        before(0, || peer_what(classify(comm, source).1))
+    } else {
+        0
+    };
+    let cur = InProgress::begin(waits_on, 0);
     let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
     let rc = call(st);
     let t1 = now();
+    drop(cur);
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let found = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
@@ -654,9 +731,14 @@ pub(crate) fn wait_one(
 ) -> c_int {
     let mut local = mpi::empty_status();
     let st = visible_status(status, &mut local);
+    let cur = InProgress::begin(CURRENT_REQUEST | request, 0);
     let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
     let rc = call(st);
     let t1 = now();
+    drop(cur);
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let done = flag.is_null() || unsafe { *flag } != 0;
@@ -713,9 +795,21 @@ pub(crate) fn wait_all(
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     let n = remember(count, &reqs);
+    let cur = InProgress::begin(
+        if count > 0 {
+            CURRENT_REQUEST | reqs(0)
+        } else {
+            0
+        },
+        count.max(0) as u64,
+    );
     let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
     let rc = call();
     let t1 = now();
+    drop(cur);
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let done = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
@@ -750,9 +844,21 @@ pub(crate) fn wait_any(
     let n = remember(count, &reqs);
     let mut local = mpi::empty_status();
     let st = visible_status(status, &mut local);
+    let cur = InProgress::begin(
+        if count > 0 {
+            CURRENT_REQUEST | reqs(0)
+        } else {
+            0
+        },
+        count.max(0) as u64,
+    );
     let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
     let rc = call(st);
     let t1 = now();
+    drop(cur);
     protect(|| {
         // SAFETY: flag was written by the call.
         let done = flag.is_null() || unsafe { *flag } != 0;
@@ -782,9 +888,21 @@ pub(crate) fn wait_some(
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     let n = remember(count, &reqs);
+    let cur = InProgress::begin(
+        if count > 0 {
+            CURRENT_REQUEST | reqs(0)
+        } else {
+            0
+        },
+        count.max(0) as u64,
+    );
     let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
     let rc = call();
     let t1 = now();
+    drop(cur);
     protect(|| {
         // SAFETY: outcount and indices were written by the call.
         let out = if outcount.is_null() {

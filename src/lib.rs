@@ -6,6 +6,7 @@
 //! * `hooks` — what each family of calls records around its PMPI_ call;
 //! * `stats`, `requests`, `peers` — the fixed-size state the hot path writes;
 //! * `collect`, `lifecycle` — reduce, merge across ranks, write the report;
+//! * `writer` — the thread that writes what signals and timers ask for;
 //! * `runtime`, `settings`, `clock`, `mpi` — the guard and fault stop, LOGGP_* settings,
 //!   the timestamp source, the MPI bindings.
 // The exported MPI_* entry points are `unsafe extern "C"`: their safety contract is the
@@ -27,6 +28,7 @@ pub mod requests;
 pub mod runtime;
 pub mod settings;
 pub mod stats;
+pub mod writer;
 
 /// Runs when the library is loaded (also into `mpirun` itself if LD_PRELOAD reaches it):
 /// reads the settings, nothing more. Tables are mapped at MPI_Init.

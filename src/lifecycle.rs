@@ -29,6 +29,8 @@ struct JobInfo {
     started_at: String,
     start_mono_ns: u64,
     report_path: String,
+    /// Process ids of the other ranks on this host (SIGUSR1 is passed on to them).
+    local_pids: Vec<i32>,
 }
 
 static JOB: Mutex<Option<JobInfo>> = Mutex::new(None);
@@ -170,11 +172,15 @@ fn setup(level: c_int) -> Result<(), String> {
         let mut len: c_int = 0;
         mpi::PMPI_Get_processor_name(name.as_mut_ptr() as *mut c_char, &mut len);
         let host = cstr(&name);
-        let rec_len = 4 + HOST_LEN + JOB_ID_LEN;
+        let rec_len = 4 + HOST_LEN + JOB_ID_LEN + 4;
         let mut mine = vec![0u8; rec_len];
         mine[..4].copy_from_slice(&leader.to_le_bytes());
+        mine[rec_len - 4..].copy_from_slice(&(std::process::id() as i32).to_le_bytes());
         copy_into(&mut mine[4..4 + HOST_LEN], &host);
-        copy_into(&mut mine[4 + HOST_LEN..], &job_id_from_env());
+        copy_into(
+            &mut mine[4 + HOST_LEN..4 + HOST_LEN + JOB_ID_LEN],
+            &job_id_from_env(),
+        );
         let mut all = vec![0u8; rec_len * size as usize];
         mpi::PMPI_Allgather(
             mine.as_ptr() as *const _,
@@ -210,7 +216,14 @@ fn setup(level: c_int) -> Result<(), String> {
             node_of.push(ni);
             host_of.push(hi);
         }
-        let job_id = cstr(&all[4 + HOST_LEN..rec_len]);
+        let job_id = cstr(&all[4 + HOST_LEN..4 + HOST_LEN + JOB_ID_LEN]);
+        let local_pids: Vec<i32> = (0..size as usize)
+            .filter(|&r| r != rank as usize && node_of[r] == node_of[rank as usize])
+            .map(|r| {
+                let p = &all[(r + 1) * rec_len - 4..(r + 1) * rec_len];
+                i32::from_le_bytes([p[0], p[1], p[2], p[3]])
+            })
+            .collect();
         peers::set_world(rank, size, node_of, hosts.clone(), host_of);
 
         let mut lib = vec![0u8; mpi::max_library_version_string() as usize + 1];
@@ -241,6 +254,7 @@ fn setup(level: c_int) -> Result<(), String> {
             started_at: rfc3339_now(),
             start_mono_ns: clock::monotonic_raw_ns(),
             report_path,
+            local_pids,
         };
         if rank == 0 {
             for e in settings::errors() {
@@ -263,7 +277,9 @@ fn setup(level: c_int) -> Result<(), String> {
             *j = Some(info);
         }
     }
-    install_exit_paths();
+    if let Some(j) = job() {
+        install_exit_paths(&j);
+    }
     Ok(())
 }
 
@@ -350,6 +366,7 @@ pub(crate) fn finalize_with(call: impl FnOnce() -> c_int) -> c_int {
     if runtime::begin_finish() {
         if let Some(j) = job() {
             finalize_report(&j);
+            remove_interim(&j);
         }
         runtime::set_done();
     }
@@ -561,6 +578,7 @@ fn build_report(
                 .map(|d| (d.name.to_string(), d.value))
                 .collect(),
             partial_rank,
+            interim: false,
         },
         passive,
         ranks: blob.ranks,
@@ -666,34 +684,67 @@ fn calibration_section(
 /// temporary file (never following a symlink) and rename. A failure is one warning; the
 /// application is not affected.
 fn write_report(path: &str, report: &Report, rank: i32, announce: bool) {
+    let _w = WRITE_LOCK.lock();
+    write_report_locked(path, report, rank, announce);
+}
+
+/// One report write at a time in this process (the final report, interim and partial
+/// rank files): the naming gate (`writer`) follows one write.
+static WRITE_LOCK: Mutex<()> = Mutex::new(());
+
+fn write_report_locked(path: &str, report: &Report, rank: i32, announce: bool) -> bool {
     let text = match serde_json::to_vec_pretty(report) {
         Ok(t) => t,
-        Err(e) => return say(&format!("loggp: cannot encode the report: {e}")),
+        Err(e) => {
+            say(&format!("loggp: cannot encode the report: {e}"));
+            return false;
+        }
     };
     let tmp = format!("{path}.tmp.{}", std::process::id());
-    let res = write_unnamed_then_link(path, &tmp, &text).or_else(|_| {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o644)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&tmp)?;
-        f.write_all(&text)?;
-        f.write_all(b"\n")?;
-        std::fs::rename(&tmp, path)
+    let res = write_unnamed_then_link(path, &tmp, &text).or_else(|e| {
+        if e.kind() == std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+        // The named fallback is as exposed as the link step: the gate covers it whole.
+        if !crate::writer::begin_naming(&tmp) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let r = named_fallback(path, &tmp, &text);
+        crate::writer::end_naming();
+        r
     });
     match res {
-        Ok(()) if announce => say(&format!("loggp: rank {rank}: report written to {path}")),
-        Ok(()) => {}
+        Ok(()) => {
+            if announce {
+                say(&format!("loggp: rank {rank}: report written to {path}"));
+            }
+            true
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => false, // the rank is ending
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
             say(&format!(
                 "loggp: rank {rank}: cannot write the report to {path}: {e}"
             ));
+            false
         }
     }
+}
+
+/// Where there is no O_TMPFILE: a named temporary file (never following a symlink) and
+/// rename.
+fn named_fallback(path: &str, tmp: &str, text: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(tmp)?;
+    f.write_all(text)?;
+    f.write_all(b"\n")?;
+    std::fs::rename(tmp, path)
 }
 
 /// The O_TMPFILE path of `write_report`: unnamed file, write, link as `tmp`, rename.
@@ -724,6 +775,22 @@ fn write_unnamed_then_link(path: &str, tmp: &str, text: &[u8]) -> std::io::Resul
     f.write_all(b"\n")?;
     let proc_path = cstr(&format!("/proc/self/fd/{}", f.as_raw_fd()))?;
     let ctmp = cstr(tmp)?;
+    // The unnamed file vanishes with the process; from here on a name exists, so a
+    // terminating signal waits for the rename (or removes the name).
+    if !crate::writer::begin_naming(tmp) {
+        return Err(std::io::ErrorKind::Interrupted.into());
+    }
+    let r = link_then_rename(&proc_path, &ctmp, tmp, path);
+    crate::writer::end_naming();
+    r
+}
+
+fn link_then_rename(
+    proc_path: &std::ffi::CStr,
+    ctmp: &std::ffi::CStr,
+    tmp: &str,
+    path: &str,
+) -> std::io::Result<()> {
     // SAFETY: C strings we own; linkat gives the complete file a name.
     let linked = unsafe {
         libc::linkat(
@@ -748,26 +815,73 @@ fn partial_path(report: &str, rank: i32) -> String {
     format!("{stem}.rank{rank}.json")
 }
 
-/// This rank's own statistics, without MPI, marked incomplete.
-fn write_partial(end: &str) {
+/// This rank's own statistics, without MPI, marked incomplete: the last thing a rank
+/// that ends without MPI_Finalize does (Abort, exit, terminating signal through the
+/// writer thread).
+pub(crate) fn write_partial(end: &str) {
     if !settings::get().partial || !runtime::begin_finish() {
         return;
     }
-    protect(|| {
-        if let Some(j) = job() {
-            let ns_per_tick = collect::ns_per_tick();
-            let blob = local_blob(&j, ns_per_tick);
-            let mut report = build_report(&j, blob, false, end, Some(j.rank as u32), ns_per_tick);
-            report.job.hosts = vec![j.host.clone()];
-            write_report(
-                &partial_path(&j.report_path, j.rank),
-                &report,
-                j.rank,
-                settings::get().verbose >= 2,
-            );
-        }
-    });
+    protect(|| write_rank_file(end, false));
     runtime::set_done();
+}
+
+/// Set once this rank wrote an interim rank file (MPI_Finalize then removes it: the
+/// complete report supersedes it).
+static INTERIM_WRITTEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// An interim rank file (SIGUSR1, LOGGP_INTERVAL), from the writer thread: the
+/// statistics so far, the calls in progress, and the rank goes on.
+pub(crate) fn write_interim(why: &str) {
+    if runtime::phase() != runtime::Phase::Running || runtime::faulted().is_some() {
+        return;
+    }
+    runtime::guarded("writing an interim report", || {
+        write_rank_file(&format!("interim: {why}"), true)
+    });
+}
+
+fn write_rank_file(end: &str, interim: bool) {
+    let Some(j) = job() else { return };
+    let t0 = std::time::Instant::now();
+    let ns_per_tick = collect::ns_per_tick();
+    let mut blob = local_blob(&j, ns_per_tick);
+    for r in &mut blob.ranks {
+        r.in_progress = collect::in_progress(ns_per_tick);
+    }
+    let mut report = build_report(&j, blob, false, end, Some(j.rank as u32), ns_per_tick);
+    report.job.hosts = vec![j.host.clone()];
+    report.job.interim = interim;
+    // Interim writes stop once the rank finishes (the lock orders them with it).
+    let _w = WRITE_LOCK.lock();
+    if interim && runtime::phase() != runtime::Phase::Running {
+        return;
+    }
+    let verbose = settings::get().verbose >= 2;
+    if write_report_locked(
+        &partial_path(&j.report_path, j.rank),
+        &report,
+        j.rank,
+        verbose,
+    ) && interim
+    {
+        INTERIM_WRITTEN.store(true, std::sync::atomic::Ordering::Release);
+    }
+    if verbose {
+        say(&format!(
+            "loggp: rank {}: rank file took {:.1} ms",
+            j.rank,
+            t0.elapsed().as_secs_f64() * 1e3
+        ));
+    }
+}
+
+/// At MPI_Finalize, after the merge: this rank's interim file is superseded.
+fn remove_interim(j: &JobInfo) {
+    let _w = WRITE_LOCK.lock();
+    if INTERIM_WRITTEN.load(std::sync::atomic::Ordering::Acquire) {
+        let _ = std::fs::remove_file(partial_path(&j.report_path, j.rank));
+    }
 }
 
 /// MPI_Abort around any way of calling the MPI's own: the calling rank leaves its
@@ -794,25 +908,49 @@ extern "C" fn at_exit() {
 }
 
 const SIGNALS: [c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
-static OLD_ACTIONS: Mutex<Vec<(c_int, libc::sigaction)>> = Mutex::new(Vec::new());
+/// The dispositions we replaced, by signal number (written once at MPI_Init before any
+/// handler is installed, read by handlers without a lock).
+static OLD_ACTIONS: std::sync::OnceLock<Vec<(c_int, libc::sigaction)>> = std::sync::OnceLock::new();
 
+/// SIGTERM, SIGINT, SIGHUP. Async-signal-safe: no allocation, lock, stdio or MPI. The
+/// writer thread writes the partial rank file; this waits for it (bounded), then does
+/// what would have happened without us.
 extern "C" fn on_signal(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-    // No MPI here. The statistics are plain memory; the report goes through write/rename.
-    let name = match sig {
-        libc::SIGTERM => "signal SIGTERM",
-        libc::SIGINT => "signal SIGINT",
-        _ => "signal SIGHUP",
-    };
     // A shared-memory segment of the raw calibration, if the kill came in its short
     // linked window: unlinked first (one syscall), so /dev/shm keeps nothing of ours.
     crate::raw::shm::cleanup();
-    // The interrupted thread may be inside an intercepted call (holding the reentry
-    // guard); the handler makes no MPI call, so it does not need the guard.
-    write_partial(name);
-    // Then whatever would have happened without us.
+    if runtime::phase() == runtime::Phase::Running {
+        crate::writer::request_partial_and_wait(sig);
+    }
+    chain(sig, info, ctx);
+}
+
+/// SIGUSR1: an interim rank file, written by the writer thread; the rank goes on.
+extern "C" fn on_usr1(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo with SA_SIGINFO.
+    let passed_on = !info.is_null()
+        && unsafe {
+            (*info).si_code == libc::SI_QUEUE
+                && (*info).si_value().sival_ptr as usize == crate::writer::PASSED_ON
+        };
+    crate::writer::request_interim(passed_on);
+    // An application's own SIGUSR1 handler still runs; its default (terminate) is what
+    // loggp replaces, and only where the application left it.
     let old = OLD_ACTIONS
-        .try_lock()
-        .ok()
+        .get()
+        .and_then(|v| v.iter().find(|(s, _)| *s == sig).map(|(_, a)| *a));
+    if let Some(a) = old {
+        if a.sa_sigaction != libc::SIG_DFL && a.sa_sigaction != libc::SIG_IGN {
+            chain(sig, info, ctx);
+        }
+    }
+}
+
+/// The previous disposition of `sig`: its handler is called; the default is restored
+/// and the signal raised again, so the process ends as it would have.
+fn chain(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    let old = OLD_ACTIONS
+        .get()
         .and_then(|v| v.iter().find(|(s, _)| *s == sig).map(|(_, a)| *a));
     // SAFETY: restoring or invoking the previous disposition of this signal.
     unsafe {
@@ -836,27 +974,38 @@ extern "C" fn on_signal(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut libc::
     }
 }
 
-fn install_exit_paths() {
+fn install_exit_paths(j: &JobInfo) {
+    let s = settings::get();
+    let writer = crate::writer::start(s.interval_s, j.local_pids.clone());
     // SAFETY: registering process-wide handlers once, at MPI_Init.
     unsafe {
         libc::atexit(at_exit);
+        if !writer {
+            return; // no partial or interim writes from signals; exit and Abort still write
+        }
         let mut olds = Vec::new();
-        for &sig in &SIGNALS {
+        let mut ours = Vec::new();
+        for &sig in SIGNALS.iter().chain(&[libc::SIGUSR1]) {
             let mut old: libc::sigaction = std::mem::zeroed();
             libc::sigaction(sig, std::ptr::null(), &mut old);
             if old.sa_sigaction == libc::SIG_IGN {
                 continue; // the application ignores it: so do we
             }
+            olds.push((sig, old));
+            ours.push(sig);
+        }
+        // The table first, then the handlers that read it.
+        let _ = OLD_ACTIONS.set(olds);
+        for sig in ours {
             let mut act: libc::sigaction = std::mem::zeroed();
-            act.sa_sigaction = on_signal as *const () as usize;
+            act.sa_sigaction = if sig == libc::SIGUSR1 {
+                on_usr1 as *const () as usize
+            } else {
+                on_signal as *const () as usize
+            };
             act.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
             libc::sigemptyset(&mut act.sa_mask);
-            if libc::sigaction(sig, &act, std::ptr::null_mut()) == 0 {
-                olds.push((sig, old));
-            }
-        }
-        if let Ok(mut v) = OLD_ACTIONS.lock() {
-            *v = olds;
+            libc::sigaction(sig, &act, std::ptr::null_mut());
         }
     }
 }

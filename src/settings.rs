@@ -23,6 +23,8 @@ pub struct Settings {
     pub max_requests: usize,
     /// Write each rank's own statistics when the job dies before MPI_Finalize.
     pub partial: bool,
+    /// Every this many seconds each rank writes an interim rank file (0: never).
+    pub interval_s: u64,
     /// Active calibration at MPI_Init: off, quick or full.
     pub calibrate: Calibrate,
     /// Wall-time cap of the calibration, ms (None: the mode's default).
@@ -53,6 +55,7 @@ impl Default for Settings {
             cells_per_thread: 1024,
             max_requests: 1 << 16,
             partial: true,
+            interval_s: 0,
             inject_fault: None,
             calibrate: Calibrate::Quick,
             calibrate_budget_ms: None,
@@ -222,6 +225,17 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
             None => bad("LOGGP_PARTIAL", &v, "0 or 1", "1".into()),
         }
     }
+    if let Some(v) = get("LOGGP_INTERVAL") {
+        match parse_range(&v, 0, 86_400) {
+            Some(n) => s.interval_s = n as u64,
+            None => bad(
+                "LOGGP_INTERVAL",
+                &v,
+                "seconds from 0 (never) to 86400",
+                "0".into(),
+            ),
+        }
+    }
     if let Some(v) = get("LOGGP_CALIBRATE") {
         match v.trim() {
             "off" | "0" => s.calibrate = Calibrate::Off,
@@ -379,7 +393,7 @@ pub fn describe(s: &Settings) -> Vec<Described> {
         Described {
             name: "LOGGP_VERBOSE",
             accepts: "0|1|2",
-            default: "1".into(),
+            default: "0".into(),
             value: s.verbose.to_string(),
             what: "0 silent, 1 start/end lines, 2 details",
         },
@@ -463,6 +477,13 @@ pub fn describe(s: &Settings) -> Vec<Described> {
             default: "1".into(),
             value: b(s.partial),
             what: "per-rank partial report if the job dies early",
+        },
+        Described {
+            name: "LOGGP_INTERVAL",
+            accepts: "seconds, 0 = never",
+            default: "0".into(),
+            value: s.interval_s.to_string(),
+            what: "each rank writes an interim rank file this often (also on SIGUSR1)",
         },
     ]
 }

@@ -430,7 +430,9 @@ mod tests {
 
     fn traffic(m: &Machine, sizes: &[u64], per_size: usize, bursts: bool, seed: u64) -> Vec<Bin> {
         let mut rng = Rng::new(seed);
-        let mut by_bin: BTreeMap<u16, (Vec<u64>, Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        // Per size bin: sizes, call durations, burst spacings.
+        type Samples = (Vec<u64>, Vec<f64>, Vec<f64>);
+        let mut by_bin: BTreeMap<u16, Samples> = BTreeMap::new();
         for &s in sizes {
             for _ in 0..per_size {
                 let mut d = m.duration(s) * (1.0 + 0.02 * rng.sym());

@@ -65,6 +65,9 @@ pub struct Job {
     /// Set in a per-rank partial report: the only rank it holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial_rank: Option<u32>,
+    /// A snapshot written while the job runs (SIGUSR1 or LOGGP_INTERVAL); the rank goes on.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interim: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -95,6 +98,27 @@ pub struct RankEntry {
     pub records_without_histogram: u64,
     /// Requests that could not be tracked (table full): their completions are not timed.
     pub requests_untracked: u64,
+    /// Interim and partial rank files: the intercepted calls in progress when it was
+    /// written, one per thread inside one (what a rank of a hung job waits on).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub in_progress: Vec<CallInProgress>,
+}
+
+/// An intercepted call that had not returned when the rank file was written.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct CallInProgress {
+    /// The MPI function, e.g. "MPI_Recv".
+    pub function: String,
+    /// World rank of the peer it sends to or receives from, where known (not for a
+    /// wildcard receive or a request the shim does not track).
+    pub peer: Option<u32>,
+    /// Message size, bytes, where known.
+    pub bytes: Option<u64>,
+    /// Requests passed to a Wait/Test variant.
+    pub requests: Option<u64>,
+    /// How long it had been running, ns.
+    pub for_ns: f64,
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]

@@ -128,6 +128,13 @@ impl Run {
 /// Runs `prog args` under `mpi`'s launcher; the environment reaches every rank the
 /// launcher's own way (-x for Open MPI, -genv for hydra).
 pub fn run(mpi: Mpi, r: &Run, prog: &Path, args: &[&str], cwd: &Path) -> Output {
+    command(mpi, r, prog, args, cwd)
+        .output()
+        .expect("launcher not found: run scripts/setup.sh")
+}
+
+/// The command `run` runs, for a test that starts a job and acts on it while it runs.
+pub fn command(mpi: Mpi, r: &Run, prog: &Path, args: &[&str], cwd: &Path) -> Command {
     let mut env = r.env.clone();
     if r.shim {
         env.push(("LD_PRELOAD".into(), mpi.shim().display().to_string()));
@@ -158,8 +165,7 @@ pub fn run(mpi: Mpi, r: &Run, prog: &Path, args: &[&str], cwd: &Path) -> Output 
         .stdin(Stdio::null());
     cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    cmd.output()
-        .expect("launcher not found: run scripts/setup.sh")
+    cmd
 }
 
 pub fn stdout(o: &Output) -> String {

@@ -4,6 +4,7 @@ pub mod advise;
 pub mod diff;
 pub mod html;
 pub mod plot;
+pub mod ranks;
 pub mod run;
 pub mod show;
 pub mod synth;

@@ -1,11 +1,12 @@
 //! `loggp`: launches a profiled job and reads loggp reports; needs no MPI.
 use loggp_report::{read, Report};
-use loggp_tools::{advise, diff, html, plot, run, show};
+use loggp_tools::{advise, diff, html, plot, ranks, run, show};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   loggp run [--mpi openmpi|mpich] -- <launcher> <app…>   run a job with the shim, print where the report went
   loggp show <report.json> [--json] [--bins]             tables: LogGP parameters, thresholds, MPI − raw, ranks
+  loggp show <dir | a.rank0.json a.rank1.json …>         a job's rank files (interim or partial) as one job
   loggp plot <report.json> -o <dir>                      SVG figures
   loggp diff <a.json> <b.json>                           two reports side by side with the relative change
   loggp html <report.json> -o <file.html>                one self-contained page, tables and figures
@@ -100,7 +101,17 @@ fn command(args: &[String]) -> Result<i32, String> {
         .collect();
     match args.first().map(String::as_str) {
         Some("show") if !pos.is_empty() => {
-            let r = load(pos[0])?;
+            let r = if pos.len() == 1 && !std::path::Path::new(pos[0]).is_dir() {
+                load(pos[0])?
+            } else {
+                let mut files = vec![];
+                for p in &pos {
+                    for f in ranks::rank_files(p)? {
+                        files.push(load(&f)?);
+                    }
+                }
+                ranks::merge(files)?
+            };
             if args.iter().any(|a| a == "--json") {
                 let t = serde_json::to_string_pretty(&show::json_view(&r))
                     .map_err(|e| e.to_string())?;

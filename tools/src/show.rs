@@ -14,7 +14,11 @@ pub fn header(r: &Report) -> Vec<String> {
             "loggp report ({}) — {}{}",
             r.schema,
             j.executable,
-            if j.complete { "" } else { " [INCOMPLETE]" }
+            match (j.complete, j.interim) {
+                (true, _) => "",
+                (false, true) => " [INTERIM: the job was still running]",
+                (false, false) => " [INCOMPLETE]",
+            }
         ),
         format!(
             "{} ranks on {} host(s), {} ({}), {}, ended by {}",
@@ -356,6 +360,34 @@ pub fn rank_table(r: &Report) -> Option<Table> {
     Some(t)
 }
 
+/// The intercepted calls that had not returned when the rank files were written: in a
+/// hung job, who waits on whom.
+pub fn in_progress_table(r: &Report) -> Option<Table> {
+    let rows: Vec<_> = r
+        .ranks
+        .iter()
+        .flat_map(|k| k.in_progress.iter().map(move |c| (k.rank, c)))
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "In progress when written (calls that had not returned)",
+        &["rank", "call", "peer", "size", "requests", "for"],
+    );
+    for (rank, c) in rows {
+        t.row(vec![
+            rank.to_string(),
+            c.function.clone(),
+            c.peer.map(|p| p.to_string()).unwrap_or_else(|| "—".into()),
+            c.bytes.map(fmt_bytes).unwrap_or_else(|| "—".into()),
+            c.requests.map(|n| n.to_string()).unwrap_or_default(),
+            fmt_ns(Some(c.for_ns)),
+        ]);
+    }
+    Some(t)
+}
+
 pub fn calls_table(r: &Report) -> Option<Table> {
     let mut totals: BTreeMap<&str, (u64, u64, f64)> = BTreeMap::new();
     for rank in &r.ranks {
@@ -417,6 +449,7 @@ pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
     v.extend(raw_tables(r));
     v.extend(model_check_table(r));
     v.extend(rank_table(r));
+    v.extend(in_progress_table(r));
     v.extend(calls_table(r));
     if with_bins {
         v.extend(bins_tables(r));
@@ -479,6 +512,7 @@ pub fn json_view(r: &Report) -> serde_json::Value {
         "job": {
             "executable": r.job.executable,
             "complete": r.job.complete,
+            "interim": r.job.interim,
             "end": r.job.end,
             "ranks": r.job.ranks,
             "hosts": r.job.hosts,
@@ -491,6 +525,7 @@ pub fn json_view(r: &Report) -> serde_json::Value {
         "mpi_overhead": r.mpi_overhead,
         "model_check": r.model_check,
         "time_in_mpi_ns": r.ranks.iter().map(|k| serde_json::json!({"rank": k.rank, "host": k.host, "ns": k.time_in_mpi_ns})).collect::<Vec<_>>(),
+        "in_progress": r.ranks.iter().flat_map(|k| k.in_progress.iter().map(move |c| serde_json::json!({"rank": k.rank, "call": c}))).collect::<Vec<_>>(),
         "warnings": r.warnings,
     })
 }

@@ -1,0 +1,212 @@
+//! A set of per-rank files (interim snapshots or the partial files of a job that died)
+//! read as one job: `loggp show dir/` or `loggp show a.rank0.json a.rank1.json`.
+//!
+//! The per-rank statistics (calls, time in MPI, calls in progress) combine exactly; the
+//! calibration is the one rank 0 measured (its file holds it). Passive bins add their
+//! counts, extremes and means; their percentiles and envelopes cannot be recombined
+//! from the files (the histograms are merged only at MPI_Finalize), so they stay empty
+//! where more than one rank contributed, and no ranges are fitted.
+use loggp_report::{Bin, Passive, Report};
+use std::collections::BTreeMap;
+
+/// The rank files a path names: a directory's `*.rank<N>.json`, or the file itself.
+pub fn rank_files(path: &str) -> Result<Vec<String>, String> {
+    let p = std::path::Path::new(path);
+    if !p.is_dir() {
+        return Ok(vec![path.to_string()]);
+    }
+    let mut v: Vec<String> = std::fs::read_dir(p)
+        .map_err(|e| format!("cannot read {path}: {e}"))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|f| {
+            let n = f.file_name().unwrap_or_default().to_string_lossy();
+            n.ends_with(".json")
+                && n.rsplit_once(".rank").is_some_and(|(_, r)| {
+                    r.trim_end_matches(".json")
+                        .chars()
+                        .all(|c| c.is_ascii_digit())
+                })
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    v.sort();
+    if v.is_empty() {
+        return Err(format!(
+            "{path}: no rank files (<report>.rank<N>.json) in it"
+        ));
+    }
+    Ok(v)
+}
+
+/// One job from its rank files, marked incomplete.
+pub fn merge(mut files: Vec<Report>) -> Result<Report, String> {
+    if files.is_empty() {
+        return Err("no reports given".into());
+    }
+    files.sort_by_key(|r| r.job.partial_rank.unwrap_or(u32::MAX));
+    let jobs: Vec<&str> = files.iter().map(|r| r.job.job_id.as_str()).collect();
+    if jobs.iter().any(|j| *j != jobs[0]) {
+        return Err(format!(
+            "the files are of different jobs ({})",
+            jobs.join(", ")
+        ));
+    }
+    if let Some(r) = files.iter().find(|r| r.job.partial_rank.is_none()) {
+        return Err(format!(
+            "not a rank file: a complete report ({}); show it alone",
+            r.job.executable
+        ));
+    }
+    // The calibration and the job's description: from the file that has the calibration
+    // (rank 0's), else the first.
+    let base = files
+        .iter()
+        .position(|r| !r.calibration.mpi.is_empty())
+        .unwrap_or(0);
+    let mut out = files[base].clone();
+    let ends: Vec<String> = files
+        .iter()
+        .map(|r| format!("rank {}: {}", r.job.partial_rank.unwrap_or(0), r.job.end))
+        .collect();
+    out.job.complete = false;
+    out.job.interim = files.iter().any(|r| r.job.interim);
+    out.job.partial_rank = None;
+    out.job.end = ends.join("; ");
+    out.job.wall_time_ns = files.iter().map(|r| r.job.wall_time_ns).fold(0.0, f64::max);
+    out.job.hosts = {
+        let mut h: Vec<String> = files.iter().flat_map(|r| r.job.hosts.clone()).collect();
+        h.sort();
+        h.dedup();
+        h
+    };
+    out.ranks = files.iter().flat_map(|r| r.ranks.clone()).collect();
+    out.ranks.sort_by_key(|k| k.rank);
+    out.ranks.dedup_by_key(|k| k.rank);
+    out.warnings = files
+        .iter()
+        .flat_map(|r| r.warnings.clone())
+        .collect::<Vec<_>>();
+    out.warnings.dedup();
+    let have = out.ranks.len() as u32;
+    if have < out.job.ranks {
+        out.warnings.push(format!(
+            "rank files of {have} of {} ranks: the others wrote none (yet)",
+            out.job.ranks
+        ));
+    }
+    out.passive = merge_passive(&files);
+    out.sections.insert(
+        "passive.ranges".into(),
+        "not fitted: a set of rank files (their histograms merge only at MPI_Finalize)".into(),
+    );
+    Ok(out)
+}
+
+fn merge_passive(files: &[Report]) -> Vec<Passive> {
+    // Per (class, mode), per bin: the merged bin and how many ranks had it.
+    type Bins = BTreeMap<(u64, u64), (Bin, u32)>;
+    let mut sets: BTreeMap<(String, String), Bins> = BTreeMap::new();
+    for r in files {
+        for p in &r.passive {
+            let set = sets
+                .entry((p.peer_class.clone(), p.mode.clone()))
+                .or_default();
+            for b in &p.bins {
+                match set.get_mut(&(b.size_lo_bytes, b.size_hi_bytes)) {
+                    None => {
+                        set.insert((b.size_lo_bytes, b.size_hi_bytes), (b.clone(), 1));
+                    }
+                    Some((m, n)) => {
+                        let total = (m.count + b.count).max(1) as f64;
+                        m.mean_ns = match (m.mean_ns, b.mean_ns) {
+                            (Some(x), Some(y)) => {
+                                Some((x * m.count as f64 + y * b.count as f64) / total)
+                            }
+                            (x, y) => x.or(y),
+                        };
+                        m.count += b.count;
+                        m.smallest_bytes = m.smallest_bytes.min(b.smallest_bytes);
+                        m.largest_bytes = m.largest_bytes.max(b.largest_bytes);
+                        m.min_ns = match (m.min_ns, b.min_ns) {
+                            (Some(x), Some(y)) => Some(x.min(y)),
+                            (x, y) => x.or(y),
+                        };
+                        m.burst_gaps += b.burst_gaps;
+                        *n += 1;
+                    }
+                }
+            }
+        }
+    }
+    sets.into_iter()
+        .map(|((peer_class, mode), bins)| Passive {
+            peer_class,
+            mode,
+            ranges: vec![],
+            ranges_status: Some(
+                "not fitted: a set of rank files (their histograms merge only at MPI_Finalize)"
+                    .into(),
+            ),
+            bins: bins
+                .into_values()
+                .map(|(mut b, n)| {
+                    if n > 1 {
+                        (b.p10_ns, b.p50_ns, b.p90_ns) = (None, None, None);
+                        (b.envelope_ns, b.envelope_ns_ci, b.envelope_p50_ns) = (None, None, None);
+                        (b.burst_gap_ns, b.burst_gap_ns_ci) = (None, None);
+                    }
+                    b
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loggp_report::{CallStats, Job, RankEntry};
+
+    fn rank_file(rank: u32, calls: u64) -> Report {
+        let mut e = RankEntry {
+            rank,
+            ..Default::default()
+        };
+        e.calls.insert(
+            "MPI_Send".into(),
+            CallStats {
+                count: calls,
+                bytes: 8 * calls,
+                time_ns: 100.0,
+            },
+        );
+        Report {
+            job: Job {
+                ranks: 3,
+                job_id: "7".into(),
+                partial_rank: Some(rank),
+                interim: true,
+                end: "interim: SIGUSR1".into(),
+                ..Default::default()
+            },
+            ranks: vec![e],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rank_files_combine_into_one_incomplete_job() {
+        let r = merge(vec![rank_file(1, 5), rank_file(0, 3)]).unwrap();
+        assert!(!r.job.complete && r.job.interim);
+        assert_eq!(r.ranks.iter().map(|k| k.rank).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(r.ranks[1].calls["MPI_Send"].count, 5);
+        assert!(r.warnings.iter().any(|w| w.contains("2 of 3 ranks")));
+        let mut other = rank_file(2, 1);
+        other.job.job_id = "8".into();
+        assert!(merge(vec![rank_file(0, 1), other]).is_err());
+        let mut complete = rank_file(0, 1);
+        complete.job.partial_rank = None;
+        assert!(merge(vec![complete]).is_err());
+    }
+}
