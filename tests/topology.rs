@@ -225,5 +225,10 @@ fn passive_g_over_tcp_matches_the_link_rate() {
         send.size_lo_bytes > 60_000,
         "the send's rendezvous range: {send:?}"
     );
-    assert!(send.gap_per_byte_ns.unwrap() < 0.5 * link);
+    // The send returns once TCP has the data: its G is far below the link's, or not
+    // above zero at all (null, with the note saying so).
+    match send.gap_per_byte_ns {
+        Some(g) => assert!(g < 0.5 * link, "send G {g} ns/B against {link}"),
+        None => assert!(send.note.is_some(), "a null G without a note: {send:?}"),
+    }
 }

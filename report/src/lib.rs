@@ -17,6 +17,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub const NOT_IMPLEMENTED: &str = "not implemented in this version";
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Report {
     pub schema: String,
@@ -38,6 +39,7 @@ pub struct Report {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Tool {
     pub name: String,
@@ -45,6 +47,7 @@ pub struct Tool {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Job {
     /// False when written on an abort, signal or exit path instead of MPI_Finalize.
@@ -71,6 +74,7 @@ pub struct Job {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Clock {
     pub source: String,
@@ -82,6 +86,7 @@ pub struct Clock {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct RankEntry {
     pub rank: u32,
@@ -106,6 +111,7 @@ pub struct RankEntry {
 
 /// An intercepted call that had not returned when the rank file was written.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct CallInProgress {
     /// The MPI function, e.g. "MPI_Recv".
@@ -122,6 +128,7 @@ pub struct CallInProgress {
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct CallStats {
     pub count: u64,
@@ -130,6 +137,7 @@ pub struct CallStats {
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct RequestStats {
     /// Completed in a Wait/Test variant (cancelled ones excluded).
@@ -144,6 +152,7 @@ pub struct RequestStats {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Calibration {
     pub status: String,
@@ -163,6 +172,7 @@ pub struct Calibration {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct CalibrationSet {
     pub peer_class: String,
@@ -180,6 +190,7 @@ pub struct CalibrationSet {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct RawSet {
     pub transport: String,
@@ -196,6 +207,7 @@ pub struct RawSet {
 
 /// One protocol range and its LogGP parameters.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Range {
     pub size_lo_bytes: u64,
@@ -225,6 +237,7 @@ pub struct Range {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Point {
     pub size_bytes: u64,
@@ -265,6 +278,7 @@ pub struct Point {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Passive {
     pub peer_class: String,
@@ -278,6 +292,7 @@ pub struct Passive {
 
 /// Call durations of one (mode, peer class, size bin), all ranks merged.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Bin {
     pub size_lo_bytes: u64,
@@ -312,6 +327,7 @@ fn is_zero(v: &u64) -> bool {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Threshold {
     pub peer_class: String,
@@ -341,6 +357,7 @@ pub struct Threshold {
 
 /// A configuration value of the MPI stack, named as its component names it.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Setting {
     /// The component that carries the traffic: "btl vader", "btl tcp", "pml ucx", "ucx".
@@ -358,6 +375,7 @@ pub struct Setting {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct MpiT {
     pub name: String,
@@ -365,6 +383,7 @@ pub struct MpiT {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct MpiOverhead {
     pub peer_class: String,
@@ -388,6 +407,7 @@ pub struct MpiOverhead {
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct ModelCheck {
     pub peer_class: String,
@@ -437,6 +457,18 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Report, ReadError> {
 }
 
 /// Reads and parses a report file.
+/// The report's JSON Schema (draft 2020-12), generated from these types: the contract
+/// the shim writes and `loggp` reads, shipped as `report/loggp-1.schema.json`.
+#[cfg(feature = "schema")]
+pub fn schema_json() -> String {
+    let mut schema = schemars::schema_for!(Report);
+    schema.insert(
+        "$id".into(),
+        format!("urn:loggp:schema:{}", SCHEMA.replace('/', "-")).into(),
+    );
+    serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
+}
+
 pub fn read(path: &str) -> Result<Report, ReadError> {
     let bytes = std::fs::read(path).map_err(|e| ReadError::Io(path.into(), e))?;
     parse(path, &bytes)
@@ -445,6 +477,23 @@ pub fn read(path: &str) -> Result<Report, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shipped schema is the one these types generate (LOGGP_UPDATE_GOLDEN=1
+    /// rewrites it).
+    #[cfg(feature = "schema")]
+    #[test]
+    fn shipped_schema_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/loggp-1.schema.json");
+        let now = schema_json();
+        if std::env::var_os("LOGGP_UPDATE_GOLDEN").is_some() {
+            std::fs::write(path, &now).unwrap();
+        }
+        let shipped = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            shipped == now,
+            "report/loggp-1.schema.json is stale: run LOGGP_UPDATE_GOLDEN=1 cargo test -p loggp-report --features schema"
+        );
+    }
 
     #[test]
     fn round_trip_and_nulls() {

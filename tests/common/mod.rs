@@ -183,7 +183,30 @@ pub fn read_report(p: &Path) -> Report {
     let r = loggp_report::parse(&p.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}"));
     let bad = loggp_model::check::physically_invalid(&r);
     assert!(bad.is_empty(), "{}: {}", p.display(), bad.join("\n"));
+    validate_against_schema(&[p]);
     r
+}
+
+/// Validates reports against the shipped JSON Schema (report/loggp-1.schema.json) with
+/// Python's jsonschema, a validator independent of the Rust types: every report a test
+/// reads goes through it, so the contract is checked, not only described.
+pub fn validate_against_schema(paths: &[&Path]) {
+    let o = Command::new("python3")
+        .arg(root().join("tests/validate_report.py"))
+        .arg(root().join("report/loggp-1.schema.json"))
+        .args(paths)
+        .output()
+        .expect("python3 is missing: run scripts/setup.sh");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !err.contains("ModuleNotFoundError"),
+        "python3-jsonschema is missing: run scripts/setup.sh"
+    );
+    assert!(
+        o.status.success(),
+        "not valid against report/loggp-1.schema.json:\n{}{err}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }
 
 /// Sum of (count, bytes) per function over all ranks.

@@ -1,6 +1,7 @@
 //! The `loggp` command's parts: reading is in loggp-report; here the tables (`show`,
 //! `diff`), the SVG figures (`plot`), the page (`html`) and the launcher wrapper (`run`).
 pub mod advise;
+pub mod csv;
 pub mod diff;
 pub mod html;
 pub mod plot;

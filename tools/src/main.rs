@@ -1,18 +1,121 @@
 //! `loggp`: launches a profiled job and reads loggp reports; needs no MPI.
+use clap::{CommandFactory, Parser, Subcommand};
 use loggp_report::{read, Report};
-use loggp_tools::{advise, diff, html, plot, ranks, run, show};
+use loggp_tools::{advise, csv, diff, html, plot, ranks, run, show};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage:
-  loggp run [--mpi openmpi|mpich] -- <launcher> <app…>   run a job with the shim, print where the report went
-  loggp show <report.json> [--json] [--bins]             tables: LogGP parameters, thresholds, MPI − raw, ranks
-  loggp show <dir | a.rank0.json a.rank1.json …>         a job's rank files (interim or partial) as one job
-  loggp plot <report.json> -o <dir>                      SVG figures
-  loggp diff <a.json> <b.json>                           two reports side by side with the relative change
-  loggp html <report.json> -o <file.html>                one self-contained page, tables and figures
-  loggp refit <report.json> -o <new.json> [--penalty X] [--bootstrap N] [--rel-floor F]
-              [--abs-floor-ns F] [--seed S]              redo the estimates from the stored measurements
-  loggp advise <report.json> [--json]                    what moving a protocol switch would save this job";
+/// The version line: the tool's, and the report schema it writes and reads.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (report schema ",
+    "loggp/1",
+    ")"
+);
+
+/// loggp: what your MPI stack really costs, measured inside your own job.
+///
+/// Reads the JSON reports that libloggp.so writes (on any machine, no MPI needed) and
+/// runs jobs with the shim preloaded. Exit status: 0 done, 1 an error (one line on
+/// stderr: a missing, foreign, truncated or newer report, a file that cannot be
+/// written), 2 a usage error; `run` exits with the job's own status.
+#[derive(Parser)]
+#[command(name = "loggp", version = VERSION, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a job with the shim preloaded into every rank and say where the report went
+    ///
+    /// The shim for the job's MPI is taken from $LOGGP_LIB_DIR/<openmpi|mpich>, the
+    /// installed layout (<prefix>/lib/loggp/<mpi>) or the build tree (target/shim);
+    /// LD_PRELOAD and every LOGGP_* variable reach the ranks the launcher's own way
+    /// (mpirun -x, mpiexec -genv, srun --export).
+    Run {
+        /// The job's MPI, where neither the application nor the launcher tells
+        #[arg(long, value_name = "openmpi|mpich")]
+        mpi: Option<String>,
+        /// The launch command: `-- mpirun -np 4 ./app`
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
+    },
+    /// Tables: LogGP parameters, thresholds, MPI − raw, ranks, calls in progress
+    ///
+    /// Given one report, that job. Given a directory or several rank files
+    /// (<report>.rank<N>.json: interim snapshots, or what the ranks of a job that died
+    /// left), the job they come from, marked interim or incomplete.
+    Show {
+        /// A report, a directory of rank files, or rank files
+        #[arg(required = true, value_name = "REPORT")]
+        paths: Vec<String>,
+        /// The same, filtered, as JSON for scripts (no points, no bins)
+        #[arg(long, conflicts_with_all = ["csv", "bins"])]
+        json: bool,
+        /// Also the passive bins (call durations per size bin)
+        #[arg(long)]
+        bins: bool,
+        /// CSV for spreadsheets and pandas: one table with --table, or every table
+        /// into a directory with -o
+        #[arg(long)]
+        csv: bool,
+        /// The CSV table to print
+        #[arg(long, requires = "csv", value_parser = clap::builder::PossibleValuesParser::new(csv::TABLES))]
+        table: Option<String>,
+        /// With --csv: the directory for <table>.csv files
+        #[arg(short = 'o', requires = "csv", value_name = "DIR")]
+        out: Option<String>,
+    },
+    /// SVG figures: the gap line with its fits and switches, overheads, MPI against raw
+    Plot {
+        report: String,
+        /// Directory for the figures
+        #[arg(short = 'o', required = true, value_name = "DIR")]
+        out: String,
+    },
+    /// Two reports side by side with the relative change (significant only where the
+    /// 95 % intervals do not overlap)
+    Diff { a: String, b: String },
+    /// One self-contained page, tables and figures, readable offline
+    Html {
+        report: String,
+        #[arg(short = 'o', required = true, value_name = "FILE")]
+        out: String,
+    },
+    /// Redo every estimate from the measurements the report stores
+    Refit {
+        report: String,
+        #[arg(short = 'o', required = true, value_name = "FILE")]
+        out: String,
+        /// Scales the segmentation's price of a protocol range (higher: fewer ranges)
+        #[arg(long, value_name = "X")]
+        penalty: Option<f64>,
+        /// Bootstrap resamples for the intervals
+        #[arg(long, value_name = "N")]
+        bootstrap: Option<usize>,
+        /// Relative noise floor of the change detection
+        #[arg(long, value_name = "F")]
+        rel_floor: Option<f64>,
+        /// Absolute noise floor, ns
+        #[arg(long, value_name = "NS")]
+        abs_floor_ns: Option<f64>,
+        /// Seed of the bootstrap
+        #[arg(long, value_name = "S")]
+        seed: Option<u64>,
+    },
+    /// What moving a protocol switch would save this job, with the knob to set
+    Advise {
+        report: String,
+        /// {"advice": [...], "notes": [...]}
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the report's JSON Schema (the contract the shim writes)
+    Schema,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions { shell: clap_complete::Shell },
+}
 
 /// Reads a report; a large one says so while it reads (over a second on a slow disk).
 fn load(path: &str) -> Result<Report, String> {
@@ -30,14 +133,6 @@ fn load(path: &str) -> Result<Report, String> {
     Ok(r)
 }
 
-fn out_arg(args: &[String]) -> Result<String, String> {
-    args.iter()
-        .position(|a| a == "-o")
-        .and_then(|i| args.get(i + 1))
-        .cloned()
-        .ok_or_else(|| "-o <path> is required".into())
-}
-
 /// Writes through a temporary file and a rename, as the shim does.
 fn write_atomic(path: &std::path::Path, text: &str) -> Result<(), String> {
     let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
@@ -49,138 +144,158 @@ fn write_atomic(path: &std::path::Path, text: &str) -> Result<(), String> {
         })
 }
 
-/// The model's settings for `refit`: the report's own defaults, then the options.
-fn refit_settings(r: &Report, args: &[String]) -> Result<loggp_model::Settings, String> {
-    let mut s = loggp_model::Settings::for_report(r);
-    let value = |flag: &str| -> Result<Option<f64>, String> {
-        match args.iter().position(|a| a == flag) {
-            None => Ok(None),
-            Some(i) => args
-                .get(i + 1)
-                .and_then(|v| v.parse::<f64>().ok())
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .map(Some)
-                .ok_or_else(|| format!("{flag} needs a non-negative number")),
-        }
-    };
-    if let Some(v) = value("--penalty")? {
-        s.penalty_scale = v;
+fn non_negative(flag: &str, v: Option<f64>) -> Result<Option<f64>, String> {
+    match v {
+        Some(x) if !x.is_finite() || x < 0.0 => Err(format!("{flag} needs a non-negative number")),
+        v => Ok(v),
     }
-    if let Some(v) = value("--bootstrap")? {
-        s.bootstrap = (v as usize).max(10);
-    }
-    if let Some(v) = value("--rel-floor")? {
-        s.rel_floor = v;
-    }
-    if let Some(v) = value("--abs-floor-ns")? {
-        s.abs_floor_ns = v;
-    }
-    if let Some(v) = value("--seed")? {
-        s.seed = v as u64;
-    }
-    Ok(s)
 }
 
-/// Options that take a value: their values are not positional arguments.
-const VALUED: [&str; 6] = [
-    "-o",
-    "--penalty",
-    "--bootstrap",
-    "--rel-floor",
-    "--abs-floor-ns",
-    "--seed",
-];
+/// One report, or a set of rank files read as one job.
+fn load_job(paths: &[String]) -> Result<Report, String> {
+    if paths.len() == 1 && !std::path::Path::new(&paths[0]).is_dir() {
+        return load(&paths[0]);
+    }
+    let mut files = vec![];
+    for p in paths {
+        for f in ranks::rank_files(p)? {
+            files.push(load(&f)?);
+        }
+    }
+    ranks::merge(files)
+}
 
-fn command(args: &[String]) -> Result<i32, String> {
-    let pos: Vec<&String> = args
-        .iter()
-        .enumerate()
-        .skip(1)
-        .filter(|(i, a)| !a.starts_with('-') && !VALUED.contains(&args[i - 1].as_str()))
-        .map(|(_, a)| a)
-        .collect();
-    match args.first().map(String::as_str) {
-        Some("show") if !pos.is_empty() => {
-            let r = if pos.len() == 1 && !std::path::Path::new(pos[0]).is_dir() {
-                load(pos[0])?
-            } else {
-                let mut files = vec![];
-                for p in &pos {
-                    for f in ranks::rank_files(p)? {
-                        files.push(load(&f)?);
+fn command(cmd: Cmd) -> Result<i32, String> {
+    match cmd {
+        Cmd::Show {
+            paths,
+            json,
+            bins,
+            csv: as_csv,
+            table,
+            out,
+        } => {
+            let r = load_job(&paths)?;
+            if as_csv {
+                match (table, out) {
+                    (Some(t), None) => print!("{}", csv::table(&r, &t).unwrap_or_default()),
+                    (None, Some(dir)) => {
+                        std::fs::create_dir_all(&dir)
+                            .map_err(|e| format!("cannot create {dir}: {e}"))?;
+                        for t in csv::TABLES {
+                            let p = std::path::Path::new(&dir).join(format!("{t}.csv"));
+                            write_atomic(&p, &csv::table(&r, t).unwrap_or_default())?;
+                        }
+                        eprintln!("loggp: {} tables in {dir}", csv::TABLES.len());
                     }
+                    _ => Cli::command()
+                        .error(
+                            clap::error::ErrorKind::MissingRequiredArgument,
+                            format!(
+                                "--csv needs --table <{}> or -o <DIR> (not both)",
+                                csv::TABLES.join("|")
+                            ),
+                        )
+                        .exit(),
                 }
-                ranks::merge(files)?
-            };
-            if args.iter().any(|a| a == "--json") {
+            } else if json {
                 let t = serde_json::to_string_pretty(&show::json_view(&r))
                     .map_err(|e| e.to_string())?;
                 println!("{t}");
             } else {
-                print!("{}", show::show(&r, args.iter().any(|a| a == "--bins")));
+                print!("{}", show::show(&r, bins));
             }
             Ok(0)
         }
-        Some("plot") if !pos.is_empty() => {
-            let dir = out_arg(args)?;
-            let r = load(pos[0])?;
-            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
+        Cmd::Plot { report, out } => {
+            let r = load(&report)?;
+            std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {out}: {e}"))?;
             let figs = plot::figures(&r);
             for (name, svg) in &figs {
-                write_atomic(&std::path::Path::new(&dir).join(name), svg)?;
+                write_atomic(&std::path::Path::new(&out).join(name), svg)?;
             }
-            eprintln!("loggp: {} figure(s) in {dir}", figs.len());
+            eprintln!("loggp: {} figure(s) in {out}", figs.len());
             Ok(0)
         }
-        Some("html") if !pos.is_empty() => {
-            let file = out_arg(args)?;
-            let r = load(pos[0])?;
-            write_atomic(std::path::Path::new(&file), &html::page(&r))?;
-            eprintln!("loggp: page written to {file}");
+        Cmd::Html { report, out } => {
+            let r = load(&report)?;
+            write_atomic(std::path::Path::new(&out), &html::page(&r))?;
+            eprintln!("loggp: page written to {out}");
             Ok(0)
         }
-        Some("diff") if pos.len() >= 2 => {
-            let (a, b) = (load(pos[0])?, load(pos[1])?);
-            print!("{}", diff::diff(&a, &b, pos[0], pos[1]));
+        Cmd::Diff { a, b } => {
+            let (ra, rb) = (load(&a)?, load(&b)?);
+            print!("{}", diff::diff(&ra, &rb, &a, &b));
             Ok(0)
         }
-        Some("refit") if !pos.is_empty() => {
-            let file = out_arg(args)?;
-            let mut r = load(pos[0])?;
-            let s = refit_settings(&r, args)?;
+        Cmd::Refit {
+            report,
+            out,
+            penalty,
+            bootstrap,
+            rel_floor,
+            abs_floor_ns,
+            seed,
+        } => {
+            let mut r = load(&report)?;
+            let mut s = loggp_model::Settings::for_report(&r);
+            if let Some(v) = non_negative("--penalty", penalty)? {
+                s.penalty_scale = v;
+            }
+            if let Some(n) = bootstrap {
+                s.bootstrap = n.max(10);
+            }
+            if let Some(v) = non_negative("--rel-floor", rel_floor)? {
+                s.rel_floor = v;
+            }
+            if let Some(v) = non_negative("--abs-floor-ns", abs_floor_ns)? {
+                s.abs_floor_ns = v;
+            }
+            if let Some(v) = seed {
+                s.seed = v;
+            }
             loggp_model::estimate(&mut r, &s);
             let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
-            write_atomic(std::path::Path::new(&file), &text)?;
-            eprintln!("loggp: refitted {} into {file}", pos[0]);
+            write_atomic(std::path::Path::new(&out), &text)?;
+            eprintln!("loggp: refitted {report} into {out}");
             Ok(0)
         }
-        Some("advise") if !pos.is_empty() => {
-            let r = load(pos[0])?;
-            if args.iter().any(|a| a == "--json") {
+        Cmd::Advise { report, json } => {
+            let r = load(&report)?;
+            if json {
                 println!("{}", advise::json(&r));
             } else {
                 print!("{}", advise::text(&r));
             }
             Ok(0)
         }
-        Some("run") => run::run(&args[1..]),
-        Some("-h") | Some("--help") | Some("help") => {
-            println!("{USAGE}");
+        Cmd::Run { mpi, command } => {
+            let mut args = vec![];
+            if let Some(m) = mpi {
+                args.extend(["--mpi".to_string(), m]);
+            }
+            args.push("--".into());
+            args.extend(command.into_iter().skip_while(|a| a == "--"));
+            run::run(&args)
+        }
+        Cmd::Schema => {
+            println!("{}", loggp_report::schema_json());
             Ok(0)
         }
-        _ => {
-            eprintln!("{USAGE}");
-            Ok(2)
+        Cmd::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "loggp", &mut std::io::stdout());
+            Ok(0)
         }
     }
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
     // A closed stdout (`loggp show r.json | head`) must not panic in print!.
     // SAFETY: restores the default SIGPIPE action, as C programs have it.
     unsafe { libc_sigpipe_default() };
-    match command(&args) {
+    // Usage errors: clap's message and exit status 2; --help and --version: 0.
+    let cli = Cli::parse();
+    match command(cli.command) {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
         Err(e) => {
             eprintln!("loggp: {e}");

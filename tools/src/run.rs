@@ -178,12 +178,26 @@ pub fn run(args: &[String]) -> Result<i32, String> {
                 .as_deref()
                 .map(|a| a.rsplit('/').next().unwrap_or(a))
                 .unwrap_or("job");
-            let secs = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
+            // The batch system's job id, as the shim names its reports; else the time.
+            let id = [
+                "SLURM_JOB_ID",
+                "PBS_JOBID",
+                "LSB_JOBID",
+                "JOB_ID",
+                "FLUX_JOB_ID",
+            ]
+            .iter()
+            .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+            .map(|v| v.replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "_"))
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs())
+                    .unwrap_or(0)
+                    .to_string()
+            });
             let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-            cwd.join(format!("loggp-{name}-{secs}.json"))
+            cwd.join(format!("loggp-{name}-{id}.json"))
                 .display()
                 .to_string()
         }
@@ -206,7 +220,8 @@ pub fn run(args: &[String]) -> Result<i32, String> {
     if Path::new(&report).is_file() {
         eprintln!("loggp: report: {report}");
     } else {
-        eprintln!("loggp: no report at {report} (see the job's output; partial reports are {report}.rank<N>.json)");
+        let stem = report.strip_suffix(".json").unwrap_or(&report);
+        eprintln!("loggp: no report at {report} (see the job's output; rank files, if any, are {stem}.rank<N>.json)");
     }
     Ok(status.code().unwrap_or(1))
 }
