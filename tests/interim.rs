@@ -226,24 +226,23 @@ fn two_hundred_signals_into_a_job_that_allocates() {
     }
 }
 
-/// The exit codes a launcher printed for its ranks ("EXIT CODE: 15" from Hydra,
-/// "signal 15" from Open MPI's mpirun), sorted and deduplicated.
+/// The exit codes a launcher printed for its ranks ("EXIT CODE: 15" from Hydra, "exited
+/// on signal 15" from Open MPI's mpirun), sorted and deduplicated.
 fn printed_codes(text: &str) -> Vec<String> {
+    let number = |s: &str| -> Option<String> {
+        let n: String = s
+            .trim()
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        (!n.is_empty()).then_some(n)
+    };
     let mut v: Vec<String> = text
         .lines()
         .filter_map(|l| {
             l.split_once("EXIT CODE:")
-                .map(|(_, c)| c.trim().to_string())
-                .or_else(|| {
-                    l.split_once("signal ")
-                        .map(|(_, c)| {
-                            c.split(|ch: char| !ch.is_ascii_digit())
-                                .next()
-                                .unwrap_or("")
-                                .to_string()
-                        })
-                        .filter(|c| !c.is_empty())
-                })
+                .or_else(|| l.split_once("exited on signal "))
+                .and_then(|(_, c)| number(c))
         })
         .collect();
     v.sort();
@@ -275,8 +274,12 @@ fn jobs_killed_through_the_launcher_end_as_without_shim() {
             r.timeout_s = 3;
             let out = run(mpi, &r, &prog, &["busy"], &dir);
             let codes = printed_codes(&(stdout(&out) + &stderr(&out)));
+            // The launchers do not always print a code (Hydra printed "15" in some plain
+            // runs and nothing in others); what they print is the killing signal's, as
+            // without the shim — never SIGKILL's 9, which a write outlasting the
+            // launcher's grace period would cause.
             assert!(
-                codes.iter().all(|c| plain_codes.contains(c)),
+                codes.iter().all(|c| c == "15" || plain_codes.contains(c)),
                 "{}: the launcher printed {codes:?}, without the shim {plain_codes:?}",
                 mpi.name()
             );
