@@ -3,11 +3,12 @@
 # bindgen, gfortran, the real programs the tests run (NetPIPE, mpi4py, hpcc) and
 # chromium (the HTML page of `loggp html` is rendered headless in a test), python3-jsonschema
 # (every report the tests read is validated against the shipped JSON Schema) and
-# environment-modules (the installed module file is loaded in a test).
+# environment-modules (the installed module file is loaded in a test), slurm-wlm and munge
+# (a single-node Slurm started by a test, scripts/slurm-local.sh).
 set -euo pipefail
 pkgs=(openmpi-bin libopenmpi-dev mpich libmpich-dev libclang-dev clang gcc gfortran
       python3-mpi4py netpipe-openmpi netpipe-mpich2 pkg-config ca-certificates
-      chromium hpcc python3-jsonschema environment-modules)
+      chromium hpcc python3-jsonschema environment-modules slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
