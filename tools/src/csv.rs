@@ -62,19 +62,27 @@ const PARAMS: [&str; 5] = [
     "gap_per_byte_ns",
 ];
 
-fn range_cells(r: &Range) -> Vec<String> {
-    let mut v = vec![r.size_lo_bytes.to_string(), r.size_hi_bytes.to_string()];
-    v.push(r.protocol.clone().unwrap_or_default());
-    for (x, ci) in [
-        (r.latency_ns, r.latency_ns_ci),
-        (r.send_overhead_ns, r.send_overhead_ns_ci),
-        (r.recv_overhead_ns, r.recv_overhead_ns_ci),
-        (r.gap_ns, r.gap_ns_ci),
-        (r.gap_per_byte_ns, r.gap_per_byte_ns_ci),
-    ] {
+/// The five parameters of [`PARAMS`], each with its interval's ends.
+fn push_params(v: &mut Vec<String>, params: [(Option<f64>, Option<[f64; 2]>); 5]) {
+    for (x, ci) in params {
         v.push(num(x));
         v.extend(lo_hi(ci));
     }
+}
+
+fn range_cells(r: &Range) -> Vec<String> {
+    let mut v = vec![r.size_lo_bytes.to_string(), r.size_hi_bytes.to_string()];
+    v.push(r.protocol.clone().unwrap_or_default());
+    push_params(
+        &mut v,
+        [
+            (r.latency_ns, r.latency_ns_ci),
+            (r.send_overhead_ns, r.send_overhead_ns_ci),
+            (r.recv_overhead_ns, r.recv_overhead_ns_ci),
+            (r.gap_ns, r.gap_ns_ci),
+            (r.gap_per_byte_ns, r.gap_per_byte_ns_ci),
+        ],
+    );
     v.push(int(r.samples));
     v.push(r.method.clone().unwrap_or_default());
     v.push(r.note.clone().unwrap_or_default());
@@ -244,16 +252,16 @@ pub fn table(r: &Report, name: &str) -> Option<String> {
                     m.size_lo_bytes.to_string(),
                     m.size_hi_bytes.to_string(),
                 ];
-                for (x, ci) in [
-                    (m.latency_ns, m.latency_ns_ci),
-                    (m.send_overhead_ns, m.send_overhead_ns_ci),
-                    (m.recv_overhead_ns, m.recv_overhead_ns_ci),
-                    (m.gap_ns, m.gap_ns_ci),
-                    (m.gap_per_byte_ns, m.gap_per_byte_ns_ci),
-                ] {
-                    v.push(num(x));
-                    v.extend(lo_hi(ci));
-                }
+                push_params(
+                    &mut v,
+                    [
+                        (m.latency_ns, m.latency_ns_ci),
+                        (m.send_overhead_ns, m.send_overhead_ns_ci),
+                        (m.recv_overhead_ns, m.recv_overhead_ns_ci),
+                        (m.gap_ns, m.gap_ns_ci),
+                        (m.gap_per_byte_ns, m.gap_per_byte_ns_ci),
+                    ],
+                );
                 v.push(m.note.clone().unwrap_or_default());
                 t.row(v);
             }
