@@ -144,6 +144,21 @@ fn peer_what(peer: i32) -> u64 {
     }
 }
 
+/// Times `call` between two clock reads; meanwhile the thread's in-progress record says
+/// what it waits on (`waits_on`: what and bytes, see [`InProgress`]), for interim reports.
+#[inline(always)]
+fn timed<R>(func: u8, waits_on: Option<(u64, u64)>, call: impl FnOnce() -> R) -> (R, u64, u64) {
+    let cur = waits_on.and_then(|(what, bytes)| InProgress::begin(what, bytes));
+    let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
+    let rc = call();
+    let t1 = now();
+    drop(cur);
+    (rc, t0, t1)
+}
+
 /// Runs shim code before the PMPI_ call; a panic stops profiling and gives `default`.
 #[inline(always)]
 fn before<T>(default: T, f: impl FnOnce() -> T) -> T {
@@ -175,16 +190,11 @@ pub(crate) fn blocking_send(
         (class, peer, size)
     });
     // Nothing to wait for with MPI_PROC_NULL.
-    let cur = (class != Class::ProcNull)
-        .then(|| InProgress::begin(peer_what(peer), size))
-        .flatten();
-    let t0 = now();
-    if let Some(c) = &cur {
-        c.started(func, t0);
-    }
-    let rc = call();
-    let t1 = now();
-    drop(cur);
+    let (rc, t0, t1) = timed(
+        func,
+        (class != Class::ProcNull).then_some((peer_what(peer), size)),
+        call,
+    );
     protect(|| {
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
         burst(mode, class, peer, size, t0, t1);
@@ -351,14 +361,7 @@ pub(crate) fn blocking_recv(
         };
         (class, peer, size)
     });
-    let cur = InProgress::begin(peer_what(peer), size);
-    let t0 = now();
-    if let Some(c) = &cur {
-        c.started(func, t0);
-    }
-    let rc = call(st);
-    let t1 = now();
-    drop(cur);
+    let (rc, t0, t1) = timed(func, Some((peer_what(peer), size)), || call(st));
     protect(|| {
         let class = if wildcard {
             recv_class(comm, source, st, rc)
@@ -388,14 +391,7 @@ pub(crate) fn sendrecv(
     let waits_on = before(0, || {
         peer_what(classify(comm, if source >= 0 { source } else { dest }).1)
     });
-    let cur = InProgress::begin(waits_on, 0);
-    let t0 = now();
-    if let Some(c) = &cur {
-        c.started(func, t0);
-    }
-    let rc = call();
-    let t1 = now();
-    drop(cur);
+    let (rc, t0, t1) = timed(func, Some((waits_on, 0)), call);
     protect(|| {
         let (class, _) = classify(comm, dest);
         let send = if class == Class::ProcNull {
@@ -437,14 +433,7 @@ pub(crate) fn probe(
     } else {
         0
     };
-    let cur = InProgress::begin(waits_on, 0);
-    let t0 = now();
-    if let Some(c) = &cur {
-        c.started(func, t0);
-    }
-    let rc = call(st);
-    let t1 = now();
-    drop(cur);
+    let (rc, t0, t1) = timed(func, Some((waits_on, 0)), || call(st));
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let found = flag.is_null() || unsafe { *flag } != 0;
@@ -478,14 +467,7 @@ pub(crate) fn mprobe(
     } else {
         0
     };
-    let cur = InProgress::begin(waits_on, 0);
-    let t0 = now();
-    if let Some(c) = &cur {
-        c.started(func, t0);
-    }
-    let rc = call(st);
-    let t1 = now();
-    drop(cur);
+    let (rc, t0, t1) = timed(func, Some((waits_on, 0)), || call(st));
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let found = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
@@ -731,14 +713,7 @@ pub(crate) fn wait_one(
 ) -> c_int {
     let mut local = mpi::empty_status();
     let st = visible_status(status, &mut local);
-    let cur = InProgress::begin(CURRENT_REQUEST | request, 0);
-    let t0 = now();
-    if let Some(c) = &cur {
-        c.started(func, t0);
-    }
-    let rc = call(st);
-    let t1 = now();
-    drop(cur);
+    let (rc, t0, t1) = timed(func, Some((CURRENT_REQUEST | request, 0)), || call(st));
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let done = flag.is_null() || unsafe { *flag } != 0;
@@ -784,6 +759,16 @@ fn nth_status(statuses: *mut MPI_Status, j: usize) -> *const MPI_Status {
     }
 }
 
+/// The in-progress record of an array Wait/Test variant: its first request.
+#[inline(always)]
+fn first_request(count: c_int, reqs: &impl Fn(usize) -> u64) -> u64 {
+    if count > 0 {
+        CURRENT_REQUEST | reqs(0)
+    } else {
+        0
+    }
+}
+
 /// MPI_Waitall and MPI_Testall: every request completed when the call succeeds (and, for
 /// Testall, sets the flag).
 pub(crate) fn wait_all(
@@ -795,21 +780,11 @@ pub(crate) fn wait_all(
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     let n = remember(count, &reqs);
-    let cur = InProgress::begin(
-        if count > 0 {
-            CURRENT_REQUEST | reqs(0)
-        } else {
-            0
-        },
-        count.max(0) as u64,
+    let (rc, t0, t1) = timed(
+        func,
+        Some((first_request(count, &reqs), count.max(0) as u64)),
+        call,
     );
-    let t0 = now();
-    if let Some(c) = &cur {
-        c.started(func, t0);
-    }
-    let rc = call();
-    let t1 = now();
-    drop(cur);
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let done = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
@@ -844,21 +819,11 @@ pub(crate) fn wait_any(
     let n = remember(count, &reqs);
     let mut local = mpi::empty_status();
     let st = visible_status(status, &mut local);
-    let cur = InProgress::begin(
-        if count > 0 {
-            CURRENT_REQUEST | reqs(0)
-        } else {
-            0
-        },
-        count.max(0) as u64,
+    let (rc, t0, t1) = timed(
+        func,
+        Some((first_request(count, &reqs), count.max(0) as u64)),
+        || call(st),
     );
-    let t0 = now();
-    if let Some(c) = &cur {
-        c.started(func, t0);
-    }
-    let rc = call(st);
-    let t1 = now();
-    drop(cur);
     protect(|| {
         // SAFETY: flag was written by the call.
         let done = flag.is_null() || unsafe { *flag } != 0;
@@ -888,21 +853,11 @@ pub(crate) fn wait_some(
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     let n = remember(count, &reqs);
-    let cur = InProgress::begin(
-        if count > 0 {
-            CURRENT_REQUEST | reqs(0)
-        } else {
-            0
-        },
-        count.max(0) as u64,
+    let (rc, t0, t1) = timed(
+        func,
+        Some((first_request(count, &reqs), count.max(0) as u64)),
+        call,
     );
-    let t0 = now();
-    if let Some(c) = &cur {
-        c.started(func, t0);
-    }
-    let rc = call();
-    let t1 = now();
-    drop(cur);
     protect(|| {
         // SAFETY: outcount and indices were written by the call.
         let out = if outcount.is_null() {
