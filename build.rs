@@ -58,6 +58,8 @@ fn main() {
     println!("cargo:rerun-if-changed=include/loggp_mpi.h");
     println!("cargo:rustc-check-cfg=cfg(mpi_openmpi)");
     println!("cargo:rustc-check-cfg=cfg(mpi_mpich)");
+    println!("cargo:rustc-check-cfg=cfg(mpi_large_count)");
+    println!("cargo:rustc-check-cfg=cfg(mpi_isendrecv)");
     let mpicc = env::var("MPICC").unwrap_or_else(|_| "mpicc".to_string());
     let flags = mpi_flags(&mpicc);
     let mpi_h = flags
@@ -72,15 +74,26 @@ fn main() {
     if let Ok(p) = std::fs::canonicalize(which(&mpicc)) {
         println!("cargo:rerun-if-changed={}", p.display());
     }
-    let header_text = std::fs::read_to_string(&mpi_h).unwrap_or_default();
-    let flavor = if header_text.contains("OPEN_MPI") || header_text.contains("OMPI_") {
+    let mpi_h_text = std::fs::read_to_string(&mpi_h).unwrap_or_default();
+    let header_text = header_with_includes(&mpi_h);
+    let flavor = if mpi_h_text.contains("OPEN_MPI") || mpi_h_text.contains("OMPI_") {
         "openmpi"
-    } else if header_text.contains("MPICH") {
+    } else if mpi_h_text.contains("MPICH") {
         "mpich"
     } else {
         panic!("loggp: {} is neither Open MPI nor MPICH", mpi_h.display())
     };
     println!("cargo:rustc-cfg=mpi_{flavor}");
+    // MPI-4 calls exist only where this MPI's own header declares them (MPICH 4.0 does,
+    // Open MPI 4.1 does not): each becomes a cfg, so a shim never names a symbol its
+    // libmpi lacks (no link or load failure, unlike Caliper #548).
+    let large_count = header_text.contains("PMPI_Send_c(");
+    if large_count {
+        println!("cargo:rustc-cfg=mpi_large_count");
+    }
+    if header_text.contains("PMPI_Isendrecv(") {
+        println!("cargo:rustc-cfg=mpi_isendrecv");
+    }
     println!("cargo:rustc-env=LOGGP_MPI_FLAVOR={flavor}");
     println!("cargo:rustc-env=LOGGP_MPICC={mpicc}");
 
@@ -107,11 +120,13 @@ fn main() {
         .allowlist_type("MPI_.*")
         .allowlist_var("loggp_.*")
         .allowlist_function("loggp_.*")
-        .blocklist_function("PMPI_.*_c$")
         .layout_tests(false)
         .generate_comments(false)
         .derive_default(true)
         .derive_debug(false);
+    if !large_count {
+        bg = bg.blocklist_function("PMPI_.*_c$");
+    }
     for d in &flags.include_dirs {
         bg = bg.clang_arg(format!("-I{}", d.display()));
     }
@@ -119,6 +134,28 @@ fn main() {
     let bindings = bg.generate().expect("loggp: bindgen failed on mpi.h");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("mpi_bindings.rs");
     bindings.write_to_file(&out).expect("write bindings");
+}
+
+/// mpi.h and the headers it includes from its own directory (MPICH declares its
+/// prototypes in `mpi_proto.h`).
+fn header_with_includes(mpi_h: &Path) -> String {
+    let text = std::fs::read_to_string(mpi_h).unwrap_or_default();
+    let dir = mpi_h.parent().unwrap_or(Path::new("."));
+    let mut all = text.clone();
+    for line in text.lines() {
+        let line = line.trim_start();
+        if let Some(rest) = line.strip_prefix("#include") {
+            let name = rest
+                .trim()
+                .trim_matches(|c| c == '"' || c == '<' || c == '>');
+            let p = dir.join(name);
+            if p.exists() {
+                println!("cargo:rerun-if-changed={}", p.display());
+                all.push_str(&std::fs::read_to_string(&p).unwrap_or_default());
+            }
+        }
+    }
+    all
 }
 
 fn which(cmd: &str) -> PathBuf {

@@ -17,10 +17,12 @@ use crate::runtime::protect;
 use crate::stats::{record, this_slot, Class, InProgress, Mode, CURRENT_REQUEST, SCRATCH_HANDLES};
 use std::os::raw::c_int;
 
-/// Pseudo records, beside the intercepted functions' own ids.
-pub const REQ_COMPLETED: u8 = 60;
-pub const REQ_CANCELLED: u8 = 61;
-pub const REQ_FREED: u8 = 62;
+/// Pseudo records, beside the intercepted functions' own ids (at the top of the id space,
+/// under `passive::BURST_GAP`).
+pub const REQ_COMPLETED: u8 = (crate::stats::MAX_FUNCS - 4) as u8;
+pub const REQ_CANCELLED: u8 = (crate::stats::MAX_FUNCS - 3) as u8;
+pub const REQ_FREED: u8 = (crate::stats::MAX_FUNCS - 2) as u8;
+const _: () = assert!(crate::intercept::FUNC_NAMES.len() < REQ_COMPLETED as usize);
 
 pub(crate) mod access {
     use crate::mpi::{self, Handle, MPI_Fint, MPI_Message, MPI_Request};
@@ -105,7 +107,7 @@ pub(crate) mod access {
 
 /// Bytes of `count` elements of `dt` (0 on error or a negative count).
 #[inline(always)]
-pub(crate) fn msg_bytes(count: c_int, dt: MPI_Datatype) -> u64 {
+pub(crate) fn msg_bytes(count: i64, dt: MPI_Datatype) -> u64 {
     if count <= 0 {
         return 0;
     }
@@ -114,7 +116,7 @@ pub(crate) fn msg_bytes(count: c_int, dt: MPI_Datatype) -> u64 {
     if unsafe { mpi::PMPI_Type_size(dt, &mut size) } != mpi::success() || size < 0 {
         return 0;
     }
-    count as u64 * size as u64
+    (count as u64).saturating_mul(size as u64)
 }
 
 /// The user's status pointer, or `local` when the user passed MPI_STATUS_IGNORE.
@@ -172,12 +174,13 @@ fn before<T>(default: T, f: impl FnOnce() -> T) -> T {
 pub(crate) fn blocking_send(
     func: u8,
     mode: Mode,
-    count: c_int,
+    count: impl Into<i64>,
     dt: MPI_Datatype,
     dest: c_int,
     comm: MPI_Comm,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
+    let count: i64 = count.into();
     // Peer and size before the call, so that an interim report can say what a rank
     // blocked here waits for.
     let (class, peer, size) = before((Class::Unknown, -1, 0), || {
@@ -222,13 +225,14 @@ pub(crate) fn start_send(
     func: u8,
     mode: Mode,
     persistent: bool,
-    count: c_int,
+    count: impl Into<i64>,
     dt: MPI_Datatype,
     dest: c_int,
     comm: MPI_Comm,
     request: impl FnOnce() -> Option<u64>,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
+    let count: i64 = count.into();
     let t0 = now();
     let rc = call();
     let t1 = now();
@@ -297,13 +301,14 @@ fn track(
 pub(crate) fn start_recv(
     func: u8,
     persistent: bool,
-    count: c_int,
+    count: impl Into<i64>,
     dt: MPI_Datatype,
     source: c_int,
     comm: MPI_Comm,
     request: impl FnOnce() -> Option<u64>,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
+    let count: i64 = count.into();
     start_send(
         func,
         Mode::Irecv,
@@ -334,13 +339,14 @@ fn recv_class(comm: MPI_Comm, source: c_int, st: *const MPI_Status, rc: c_int) -
 #[inline(always)]
 pub(crate) fn blocking_recv(
     func: u8,
-    count: c_int,
+    count: impl Into<i64>,
     dt: MPI_Datatype,
     source: c_int,
     comm: MPI_Comm,
     status: *mut MPI_Status,
     call: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
+    let count: i64 = count.into();
     let mut local = mpi::empty_status();
     let st = if source == mpi::any_source() {
         visible_status(status, &mut local)
@@ -379,15 +385,16 @@ pub(crate) fn blocking_recv(
 #[inline(always)]
 pub(crate) fn sendrecv(
     func: u8,
-    send_count: c_int,
+    send_count: impl Into<i64>,
     send_dt: MPI_Datatype,
     dest: c_int,
-    recv_count: c_int,
+    recv_count: impl Into<i64>,
     recv_dt: MPI_Datatype,
     source: c_int,
     comm: MPI_Comm,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
+    let (send_count, recv_count): (i64, i64) = (send_count.into(), recv_count.into());
     let waits_on = before(0, || {
         peer_what(classify(comm, if source >= 0 { source } else { dest }).1)
     });
@@ -412,6 +419,47 @@ pub(crate) fn sendrecv(
             send + recv,
             t1.wrapping_sub(t0),
         );
+    });
+    rc
+}
+
+/// MPI_Isendrecv and MPI_Isendrecv_replace (MPI 4.0 §3.10, new in MPI 4.0): one request
+/// for both directions, recorded like MPI_Sendrecv (binned by the send size, bytes both
+/// ways) under its own mode, and tracked to its completion like a nonblocking send.
+#[cfg(mpi_isendrecv)]
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn isendrecv(
+    func: u8,
+    send_count: impl Into<i64>,
+    send_dt: MPI_Datatype,
+    dest: c_int,
+    recv_count: impl Into<i64>,
+    recv_dt: MPI_Datatype,
+    source: c_int,
+    comm: MPI_Comm,
+    request: impl FnOnce() -> Option<u64>,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let (send_count, recv_count): (i64, i64) = (send_count.into(), recv_count.into());
+    let t0 = now();
+    let rc = call();
+    let t1 = now();
+    protect(|| {
+        let (class, peer) = classify(comm, dest);
+        let send = if class == Class::ProcNull {
+            0
+        } else {
+            msg_bytes(send_count, send_dt)
+        };
+        let recv = if source == mpi::proc_null() {
+            0
+        } else {
+            msg_bytes(recv_count, recv_dt)
+        };
+        let mode = Mode::Isendrecv;
+        record(func, mode, class, send, send + recv, t1.wrapping_sub(t0));
+        track(rc, request, mode, class, peer, send, false, t0, comm);
     });
     rc
 }
@@ -511,12 +559,13 @@ pub(crate) fn mprobe(
 #[inline(always)]
 pub(crate) fn mrecv(
     func: u8,
-    count: c_int,
+    count: impl Into<i64>,
     dt: MPI_Datatype,
     message: (u64, bool),
     request: impl FnOnce() -> Option<u64>,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
+    let count: i64 = count.into();
     let (m, no_proc) = message;
     let t0 = now();
     let rc = call();

@@ -6,6 +6,9 @@
 //! macro generates the exported `MPI_*` symbol, its pass-through path (profiling off,
 //! re-entered, or before MPI_Init) and the function's id and name in the report.
 //! MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Abort live in `lifecycle`.
+//!
+//! An entry marked `cfg(...)` exists only where this MPI's header declares the function
+//! (see build.rs): the MPI-4 large-count `_c` forms and MPI_Isendrecv(_replace).
 #![allow(non_snake_case)]
 use crate::hooks::access::*;
 use crate::hooks::*;
@@ -19,6 +22,7 @@ macro_rules! intercept {
         lifecycle: $($lc:ident),* ;
         $(
             $(#[$doc:meta])*
+            $(cfg($cfg:meta))?
             fn $name:ident($($arg:ident: $ty:ty),* $(,)?) = $pmpi:ident => $hook:ident($($harg:expr),* $(,)?);
         )*
     ) => {
@@ -26,13 +30,14 @@ macro_rules! intercept {
         #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]
         #[repr(u8)]
-        pub enum Func { $($lc,)* $($name,)* }
+        pub enum Func { $($lc,)* $($(#[cfg($cfg)])? $name,)* }
 
         /// Names of [`Func`] by id.
-        pub const FUNC_NAMES: &[&str] = &[$(stringify!($lc),)* $(stringify!($name),)*];
+        pub const FUNC_NAMES: &[&str] = &[$(stringify!($lc),)* $($(#[cfg($cfg)])? stringify!($name),)*];
 
         $(
             $(#[$doc])*
+            $(#[cfg($cfg)])?
             #[no_mangle]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
                 let Some(_guard) = Guard::enter() else { return $pmpi($($arg),*) };
@@ -139,7 +144,114 @@ intercept! {
     fn MPI_Testsome(incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status) = PMPI_Testsome
         => wait_some(incount, c_reqs(array_of_requests), outcount, array_of_indices, 0, array_of_statuses,
                      || PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses));
+
+    // MPI-4 large-count forms (MPI 4.0 §3.2.1, §2.5.8 "Large counts"): the same hooks
+    // with an MPI_Count, counted as their int forms are, under their own names.
+    cfg(mpi_large_count) fn MPI_Send_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) = PMPI_Send_c
+        => blocking_send(Mode::Send, count, datatype, dest, comm, || PMPI_Send_c(buf, count, datatype, dest, tag, comm));
+    cfg(mpi_large_count) fn MPI_Ssend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) = PMPI_Ssend_c
+        => blocking_send(Mode::Ssend, count, datatype, dest, comm, || PMPI_Ssend_c(buf, count, datatype, dest, tag, comm));
+    cfg(mpi_large_count) fn MPI_Bsend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) = PMPI_Bsend_c
+        => blocking_send(Mode::Bsend, count, datatype, dest, comm, || PMPI_Bsend_c(buf, count, datatype, dest, tag, comm));
+    cfg(mpi_large_count) fn MPI_Rsend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) = PMPI_Rsend_c
+        => blocking_send(Mode::Rsend, count, datatype, dest, comm, || PMPI_Rsend_c(buf, count, datatype, dest, tag, comm));
+    cfg(mpi_large_count) fn MPI_Isend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Isend_c
+        => start_send(Mode::Isend, false, count, datatype, dest, comm, c_req_out(request), || PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request));
+    cfg(mpi_large_count) fn MPI_Issend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Issend_c
+        => start_send(Mode::Issend, false, count, datatype, dest, comm, c_req_out(request), || PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request));
+    cfg(mpi_large_count) fn MPI_Ibsend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Ibsend_c
+        => start_send(Mode::Ibsend, false, count, datatype, dest, comm, c_req_out(request), || PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request));
+    cfg(mpi_large_count) fn MPI_Irsend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Irsend_c
+        => start_send(Mode::Irsend, false, count, datatype, dest, comm, c_req_out(request), || PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request));
+    cfg(mpi_large_count) fn MPI_Recv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) = PMPI_Recv_c
+        => blocking_recv(count, datatype, source, comm, status, |st| PMPI_Recv_c(buf, count, datatype, source, tag, comm, st));
+    cfg(mpi_large_count) fn MPI_Irecv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Irecv_c
+        => start_recv(false, count, datatype, source, comm, c_req_out(request), || PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request));
+    cfg(mpi_large_count) fn MPI_Mrecv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, message: *mut MPI_Message, status: *mut MPI_Status) = PMPI_Mrecv_c
+        => mrecv(count, datatype, c_msg(message), || None, || PMPI_Mrecv_c(buf, count, datatype, message, status));
+    cfg(mpi_large_count) fn MPI_Imrecv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, message: *mut MPI_Message, request: *mut MPI_Request) = PMPI_Imrecv_c
+        => mrecv(count, datatype, c_msg(message), c_req_out(request), || PMPI_Imrecv_c(buf, count, datatype, message, request));
+    cfg(mpi_large_count) fn MPI_Sendrecv_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
+                    recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
+                    comm: MPI_Comm, status: *mut MPI_Status) = PMPI_Sendrecv_c
+        => sendrecv(sendcount, sendtype, dest, recvcount, recvtype, source, comm,
+                    || PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status));
+    cfg(mpi_large_count) fn MPI_Sendrecv_replace_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, sendtag: c_int,
+                            source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) = PMPI_Sendrecv_replace_c
+        => sendrecv(count, datatype, dest, count, datatype, source, comm,
+                    || PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
+    cfg(mpi_large_count) fn MPI_Send_init_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Send_init_c
+        => start_send(Mode::Isend, true, count, datatype, dest, comm, c_req_out(request), || PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request));
+    cfg(mpi_large_count) fn MPI_Ssend_init_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Ssend_init_c
+        => start_send(Mode::Issend, true, count, datatype, dest, comm, c_req_out(request), || PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request));
+    cfg(mpi_large_count) fn MPI_Bsend_init_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Bsend_init_c
+        => start_send(Mode::Ibsend, true, count, datatype, dest, comm, c_req_out(request), || PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request));
+    cfg(mpi_large_count) fn MPI_Rsend_init_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Rsend_init_c
+        => start_send(Mode::Irsend, true, count, datatype, dest, comm, c_req_out(request), || PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request));
+    cfg(mpi_large_count) fn MPI_Recv_init_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Recv_init_c
+        => start_recv(true, count, datatype, source, comm, c_req_out(request), || PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request));
+
+    // Nonblocking send-receive, new in MPI 4.0 (§3.10), int and large-count forms.
+    cfg(mpi_isendrecv) fn MPI_Isendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
+                    recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
+                    comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Isendrecv
+        => isendrecv(sendcount, sendtype, dest, recvcount, recvtype, source, comm, c_req_out(request),
+                     || PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
+    cfg(mpi_isendrecv) fn MPI_Isendrecv_replace(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, sendtag: c_int,
+                            source: c_int, recvtag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Isendrecv_replace
+        => isendrecv(count, datatype, dest, count, datatype, source, comm, c_req_out(request),
+                     || PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
+    cfg(all(mpi_isendrecv, mpi_large_count)) fn MPI_Isendrecv_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
+                    recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
+                    comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Isendrecv_c
+        => isendrecv(sendcount, sendtype, dest, recvcount, recvtype, source, comm, c_req_out(request),
+                     || PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request));
+    cfg(all(mpi_isendrecv, mpi_large_count)) fn MPI_Isendrecv_replace_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, sendtag: c_int,
+                            source: c_int, recvtag: c_int, comm: MPI_Comm, request: *mut MPI_Request) = PMPI_Isendrecv_replace_c
+        => isendrecv(count, datatype, dest, count, datatype, source, comm, c_req_out(request),
+                     || PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request));
 }
+
+/// The MPI-4 calls that start a message (for `passive::initiates`); empty where the MPI
+/// has none.
+pub const MPI4_INITIATES: &[Func] = &[
+    #[cfg(mpi_large_count)]
+    Func::MPI_Send_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Ssend_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Bsend_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Rsend_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Isend_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Issend_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Ibsend_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Irsend_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Recv_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Irecv_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Mrecv_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Imrecv_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Sendrecv_c,
+    #[cfg(mpi_large_count)]
+    Func::MPI_Sendrecv_replace_c,
+    #[cfg(mpi_isendrecv)]
+    Func::MPI_Isendrecv,
+    #[cfg(mpi_isendrecv)]
+    Func::MPI_Isendrecv_replace,
+    #[cfg(all(mpi_isendrecv, mpi_large_count))]
+    Func::MPI_Isendrecv_c,
+    #[cfg(all(mpi_isendrecv, mpi_large_count))]
+    Func::MPI_Isendrecv_replace_c,
+];
 
 /// Reads an int the call wrote (MPI_UNDEFINED through a null pointer).
 #[inline(always)]

@@ -10,7 +10,7 @@ use loggp_report::{Bin, Passive};
 use std::collections::BTreeMap;
 
 /// Pseudo record: spacing between the starts of back-to-back sends to one peer.
-pub const BURST_GAP: u8 = 59;
+pub const BURST_GAP: u8 = (crate::stats::MAX_FUNCS - 1) as u8;
 
 /// Functions whose call duration is a sample of a message's mode: the initiating calls.
 pub(crate) fn initiates(f: u8) -> bool {
@@ -33,6 +33,7 @@ pub(crate) fn initiates(f: u8) -> bool {
         MPI_Start,
     ]
     .iter()
+    .chain(crate::intercept::MPI4_INITIATES)
     .any(|&x| x as u8 == f)
 }
 

@@ -16,7 +16,7 @@ use std::cell::Cell as StdCell;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 
 /// Upper bound on function ids (intercepted functions and pseudo records).
-pub const MAX_FUNCS: usize = 64;
+pub const MAX_FUNCS: usize = 128;
 /// Request handles a Wait/Test variant can remember per call (arrays longer than this
 /// have their tail completions counted as untracked).
 pub const SCRATCH_HANDLES: usize = 4096;
@@ -40,10 +40,12 @@ pub enum Mode {
     Irecv,
     Mrecv,
     Sendrecv,
+    /// MPI_Isendrecv and MPI_Isendrecv_replace (MPI 4.0 §3.10).
+    Isendrecv,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 13] = [
+    pub const ALL: [Mode; 14] = [
         Mode::None,
         Mode::Send,
         Mode::Ssend,
@@ -57,6 +59,7 @@ impl Mode {
         Mode::Irecv,
         Mode::Mrecv,
         Mode::Sendrecv,
+        Mode::Isendrecv,
     ];
     pub fn from_u8(v: u8) -> Mode {
         Mode::ALL.get(v as usize).copied().unwrap_or(Mode::None)
@@ -76,6 +79,7 @@ impl Mode {
             Mode::Irecv => "irecv",
             Mode::Mrecv => "mrecv",
             Mode::Sendrecv => "sendrecv",
+            Mode::Isendrecv => "isendrecv",
         }
     }
 }
@@ -123,7 +127,7 @@ pub fn make_key(func: u8, mode: Mode, class: Class, bin: u16) -> u32 {
 #[inline]
 pub fn split_key(key: u32) -> (u8, Mode, Class, u16) {
     (
-        ((key >> 19) & 0x3f) as u8,
+        ((key >> 19) & 0x7f) as u8,
         Mode::from_u8(((key >> 15) & 0xf) as u8),
         Class::from_u8(((key >> 12) & 0x7) as u8),
         (key & 0xfff) as u16,

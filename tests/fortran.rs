@@ -77,3 +77,35 @@ fn every_binding_reaches_loggp_exactly_once() {
         }
     }
 }
+
+/// Issue 13 §3: MPICH's `use mpi_f08` with an MPI_COUNT_KIND count calls the C large-count
+/// forms, and MPI_Isendrecv exists: both reach loggp under their own names.
+#[test]
+fn mpich_f08_large_counts_and_isendrecv() {
+    let mpi = Mpi::Mpich;
+    let dir = scratch("fortran_mpich_mpi4");
+    let prog = root().join("target/it-bin/mpich/mpi4_f08");
+    let o = Command::new("mpif90.mpich")
+        .args(["-O1", "-o"])
+        .arg(&prog)
+        .arg(root().join("tests/f/mpi4.f90"))
+        .output()
+        .expect("mpif90.mpich");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plain = run(mpi, &Run::new(2, false), &prog, &[], &dir);
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    let report = dir.join("r.json");
+    let shim = run(
+        mpi,
+        &Run::new(2, true)
+            .env("LOGGP_REPORT", report.to_str().unwrap())
+            .env("LOGGP_CALIBRATE", "off"),
+        &prog,
+        &[],
+        &dir,
+    );
+    assert!(shim.status.success(), "{}", stderr(&shim));
+    assert_eq!(observations(&stdout(&plain)), observations(&stdout(&shim)));
+    let r = read_report(&report);
+    assert_counts(&r, &expected(&stdout(&shim)), &["MPI_Init"]);
+}

@@ -5,8 +5,16 @@ mod common;
 use common::*;
 
 fn p2p_all(mpi: Mpi, np: usize) {
-    let dir = scratch(&format!("p2p_all_{}_{np}", mpi.name()));
-    let prog = compile(mpi, "p2p_all.c", &[]);
+    every_call(mpi, np, "p2p_all.c", 35);
+}
+
+/// Runs `src` with and without the shim: same output and exit status, nothing printed by
+/// the shim, and the report's counts, bytes and request lifecycles equal the program's
+/// own (`EXPECT` / `EXPECTREQ` lines), over at least `functions` functions.
+fn every_call(mpi: Mpi, np: usize, src: &str, functions: usize) {
+    let stem = src.trim_end_matches(".c");
+    let dir = scratch(&format!("{stem}_{}_{np}", mpi.name()));
+    let prog = compile(mpi, src, &[]);
     let plain = run(mpi, &Run::new(np, false), &prog, &[], &dir);
     assert!(
         plain.status.success(),
@@ -45,7 +53,7 @@ fn p2p_all(mpi: Mpi, np: usize) {
     assert_eq!(r.job.mpi_flavor, mpi.name());
     let expect = expected(&stdout(&shim));
     assert!(
-        expect.len() >= 35,
+        expect.len() >= functions,
         "the program must exercise every function"
     );
     assert_counts(&r, &expect, &["MPI_Init"]);
@@ -72,6 +80,37 @@ fn p2p_all_mpich_2() {
 #[test]
 fn p2p_all_mpich_4() {
     p2p_all(Mpi::Mpich, 4);
+}
+
+/// Issue 13 §3: the MPI-4 large-count `_c` forms and MPI_Isendrecv(_replace), where the
+/// MPI declares them (MPICH 4.0), are counted like their int forms, under their own names.
+#[test]
+fn mpi4_calls_mpich() {
+    every_call(Mpi::Mpich, 2, "mpi4.c", 29);
+}
+
+/// Open MPI 4.1's mpi.h declares no MPI-4 call: its shim must not export one (a profiler
+/// that names a symbol the MPI lacks fails to load, Caliper #548), and MPICH's must.
+#[test]
+fn mpi4_symbols_only_where_the_mpi_has_them() {
+    for (mpi, want) in [(Mpi::OpenMpi, false), (Mpi::Mpich, true)] {
+        let o = std::process::Command::new("nm")
+            .args(["-D", "--defined-only"])
+            .arg(mpi.shim())
+            .output()
+            .expect("nm (binutils)");
+        let syms = String::from_utf8_lossy(&o.stdout);
+        let has = |name: &str| syms.lines().any(|l| l.ends_with(&format!(" T {name}")));
+        for f in [
+            "MPI_Send_c",
+            "MPI_Recv_c",
+            "MPI_Isendrecv",
+            "MPI_Isendrecv_replace_c",
+        ] {
+            assert_eq!(has(f), want, "{} exports {f}: {}", mpi.name(), has(f));
+        }
+        assert!(has("MPI_Send"));
+    }
 }
 
 /// LOGGP_DISABLE=1 is a pure pass-through: no report, nothing printed by the shim.

@@ -175,7 +175,7 @@ pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
         let (send_o, recv_o) = if is_receive(mode) {
             notes.push("o_r: lower envelope (10th percentile) of the receive calls; an upper bound if few messages had arrived before their receive".into());
             (None, Some((o, o_ci)))
-        } else if mode == "sendrecv" {
+        } else if mode == "sendrecv" || mode == "isendrecv" {
             notes.push("sendrecv: o_s and o_r are not separable from one call".into());
             (None, None)
         } else {
