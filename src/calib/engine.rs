@@ -17,6 +17,14 @@ pub trait Transport {
     /// Lets the transport make progress without receiving (MPI: a probe on another tag),
     /// so that an eager message can be taken in while its receive is not yet posted.
     fn progress(&mut self) {}
+    /// Sends the client's stop mark where the server expects a repetition's first
+    /// message: the budget is spent. `recv` takes it like a message; `stopped` says so.
+    fn send_stop(&mut self) -> bool;
+    /// Forgets a stop mark received before (the server calls it before each repetition,
+    /// outside any timed code).
+    fn clear_stop(&mut self);
+    /// Whether the last message received was the stop mark.
+    fn stopped(&self) -> bool;
 }
 
 /// Carries the client's commands and the server's answers.
@@ -68,9 +76,57 @@ fn busy_wait(ticks: u64) -> u64 {
 pub struct Client<'a, T: Transport, C: Control> {
     pub t: &'a mut T,
     pub ctl: &'a mut C,
+    /// CLOCK_MONOTONIC_RAW ns by which the probes must end (u64::MAX: none).
+    pub deadline_ns: u64,
+    /// Set once a repetition was not started because it would end past the deadline.
+    pub stopped: bool,
+    /// Start of the last repetition and how long the one before it took (ns).
+    rep_started_ns: u64,
+    last_rep_ns: u64,
 }
 
-impl<T: Transport, C: Control> Client<'_, T, C> {
+impl<'a, T: Transport, C: Control> Client<'a, T, C> {
+    pub fn new(t: &'a mut T, ctl: &'a mut C, deadline_ns: u64) -> Self {
+        Client {
+            t,
+            ctl,
+            deadline_ns,
+            stopped: false,
+            rep_started_ns: 0,
+            last_rep_ns: 0,
+        }
+    }
+
+    /// Called before each repetition: a budget is a promise, so a repetition that would
+    /// end past the deadline (judged by the last one's duration) is not started; the
+    /// server, waiting for its first message, gets the stop mark instead and goes back
+    /// to waiting for a command. This bounds an overrun by the misjudgement of one
+    /// repetition, where a check between sizes let one size's probes run on for seconds
+    /// on an oversubscribed node (4 ranks on 2 cores: 3.3–3.5 s for a 2 s budget).
+    /// Once stopped, every later command is answered at once the same way: the server
+    /// has taken the command and waits for a first message.
+    fn next_rep(&mut self) -> bool {
+        let now_ns = crate::clock::monotonic_raw_ns();
+        if self.rep_started_ns != 0 {
+            self.last_rep_ns = now_ns.saturating_sub(self.rep_started_ns);
+        }
+        if self.stopped || now_ns.saturating_add(self.last_rep_ns) > self.deadline_ns {
+            self.t.send_stop();
+            self.stopped = true;
+            return false;
+        }
+        self.rep_started_ns = now_ns;
+        true
+    }
+
+    /// A command's repetitions are over: the time until the next one is not a repetition.
+    fn end_reps(&mut self) {
+        if self.rep_started_ns != 0 {
+            self.last_rep_ns = crate::clock::monotonic_raw_ns().saturating_sub(self.rep_started_ns);
+            self.rep_started_ns = 0;
+        }
+    }
+
     /// `reps` samples of PRTT(n, d, s), in ticks.
     pub fn prtt(&mut self, n: u64, d: u64, s: usize, reps: u64) -> Option<Vec<f64>> {
         self.prtt_calls(n, d, s, reps).map(|x| x.0)
@@ -92,6 +148,9 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
         let mut out = Vec::with_capacity(reps as usize);
         let mut calls = vec![];
         for _ in 0..reps {
+            if !self.next_rep() {
+                return None;
+            }
             let t0 = now();
             if !self.t.send(s) {
                 return None;
@@ -125,6 +184,7 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
             }
             out.push(now().wrapping_sub(t0).wrapping_sub(overshoot) as f64);
         }
+        self.end_reps();
         Some((out, calls))
     }
 
@@ -144,6 +204,9 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
             return None;
         }
         for _ in 0..reps {
+            if !self.next_rep() {
+                return None;
+            }
             for _ in 0..n {
                 if !self.t.send(s) {
                     return None;
@@ -153,6 +216,7 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
                 return None;
             }
         }
+        self.end_reps();
         let w = self.ctl.recv_words()?;
         let sm = Summary {
             median: f64::from_bits(w[0]),
@@ -184,6 +248,9 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
         }
         let mut times = Vec::with_capacity(reps as usize);
         for _ in 0..reps {
+            if !self.next_rep() {
+                return None;
+            }
             let t0 = now();
             if !self.t.send(s) {
                 return None;
@@ -193,6 +260,7 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
                 return None;
             }
         }
+        self.end_reps();
         // The second fastest repetition decides. A send that must wait for the late
         // receiver returns before it only where the sender itself started late (held up
         // between the reply and its next send by more than half the delay), and an eager
@@ -211,15 +279,21 @@ impl<T: Transport, C: Control> Client<'_, T, C> {
 }
 
 /// Serves a client until it says done (or the channel fails).
+/// Each repetition's first message may be the client's stop mark: the command ends there
+/// and the server waits for the next.
 pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
-    while let Some(w) = ctl.recv_words() {
+    'commands: while let Some(w) = ctl.recv_words() {
         let (cmd, n, s, reps) = (w[0] & 0xff, w[1], w[2] as usize, w[3]);
         match cmd {
             CMD_PRTT => {
                 for _ in 0..reps {
-                    for _ in 0..n {
+                    t.clear_stop();
+                    for i in 0..n {
                         if !t.recv(s) {
                             return;
+                        }
+                        if i == 0 && t.stopped() {
+                            continue 'commands;
                         }
                     }
                     if !t.send(s) {
@@ -231,8 +305,12 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                 let d = w[0] >> 8;
                 let mut samples = Vec::with_capacity((reps * n) as usize);
                 for _ in 0..reps {
+                    t.clear_stop();
                     if !t.recv(s) {
                         return;
+                    }
+                    if t.stopped() {
+                        continue 'commands;
                     }
                     for _ in 1..n {
                         busy_wait(d);
@@ -268,6 +346,7 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
             CMD_LATE => {
                 let late = w[0] >> 8;
                 for _ in 0..reps {
+                    t.clear_stop();
                     // Late, but progressing: some transports complete an eager send only
                     // once the receiver has polled (Open MPI's shared memory does).
                     let t0 = now();
@@ -275,7 +354,13 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                         t.progress();
                         std::thread::yield_now();
                     }
-                    if !t.recv(s) || !t.send(s) {
+                    if !t.recv(s) {
+                        return;
+                    }
+                    if t.stopped() {
+                        continue 'commands;
+                    }
+                    if !t.send(s) {
                         return;
                     }
                 }
@@ -363,7 +448,9 @@ mod tests {
     struct Chan {
         tx: Sender<usize>,
         rx: Receiver<usize>,
+        stop: bool,
     }
+    const STOP: usize = usize::MAX;
     fn spin_ns(ns: u64) {
         let t0 = std::time::Instant::now();
         while (t0.elapsed().as_nanos() as u64) < ns {}
@@ -377,6 +464,10 @@ mod tests {
             // Busy-poll like an MPI progress loop (a sleeping receiver adds wake-up time).
             let ok = loop {
                 match self.rx.try_recv() {
+                    Ok(STOP) => {
+                        self.stop = true;
+                        return true;
+                    }
                     Ok(v) => break v == size,
                     Err(std::sync::mpsc::TryRecvError::Empty) => std::hint::spin_loop(),
                     Err(_) => break false,
@@ -384,6 +475,15 @@ mod tests {
             };
             spin_ns(1000); // o_r = 1 µs
             ok
+        }
+        fn send_stop(&mut self) -> bool {
+            self.tx.send(STOP).is_ok()
+        }
+        fn clear_stop(&mut self) {
+            self.stop = false;
+        }
+        fn stopped(&self) -> bool {
+            self.stop
         }
     }
     struct Ctl {
@@ -405,22 +505,27 @@ mod tests {
         let (ca_tx, cb_rx) = channel();
         let (cb_tx, ca_rx) = channel();
         let server = std::thread::spawn(move || {
-            let mut t = Chan { tx: b_tx, rx: b_rx };
+            let mut t = Chan {
+                tx: b_tx,
+                rx: b_rx,
+                stop: false,
+            };
             let mut c = Ctl {
                 tx: cb_tx,
                 rx: cb_rx,
             };
             serve(&mut t, &mut c);
         });
-        let mut t = Chan { tx: a_tx, rx: a_rx };
+        let mut t = Chan {
+            tx: a_tx,
+            rx: a_rx,
+            stop: false,
+        };
         let mut ctl = Ctl {
             tx: ca_tx,
             rx: ca_rx,
         };
-        let mut c = Client {
-            t: &mut t,
-            ctl: &mut ctl,
-        };
+        let mut c = Client::new(&mut t, &mut ctl, u64::MAX);
         let p = measure_point(&mut c, 8, 1000, 5).unwrap();
         c.done();
         server.join().unwrap();
@@ -430,6 +535,80 @@ mod tests {
             p.recv_overhead.median * ns,
             p.prtt_n_0.median > p.prtt_1_0.median,
         )
+    }
+
+    /// A pair of channel transports with a server thread.
+    fn pair() -> (Chan, Ctl, std::thread::JoinHandle<()>) {
+        let (a_tx, b_rx) = channel();
+        let (b_tx, a_rx) = channel();
+        let (ca_tx, cb_rx) = channel();
+        let (cb_tx, ca_rx) = channel();
+        let server = std::thread::spawn(move || {
+            let mut t = Chan {
+                tx: b_tx,
+                rx: b_rx,
+                stop: false,
+            };
+            let mut c = Ctl {
+                tx: cb_tx,
+                rx: cb_rx,
+            };
+            serve(&mut t, &mut c);
+        });
+        let t = Chan {
+            tx: a_tx,
+            rx: a_rx,
+            stop: false,
+        };
+        let ctl = Ctl {
+            tx: ca_tx,
+            rx: ca_rx,
+        };
+        (t, ctl, server)
+    }
+
+    /// Issue 13 §7: a deadline reached between repetitions stops every kind of probe in
+    /// band, and every command issued after the stop, without leaving the server waiting
+    /// (it took the command and waits for a first message: a stop mark must come).
+    #[test]
+    fn a_deadline_stops_probes_in_band_and_the_server_follows() {
+        crate::clock::setup(20);
+        let (mut t, mut ctl, server) = pair();
+        let mut c = Client::new(&mut t, &mut ctl, u64::MAX);
+        assert!(c.prtt(4, 0, 100, 3).is_some());
+        // Spent: the next repetitions are not started.
+        c.deadline_ns = crate::clock::monotonic_raw_ns();
+        assert!(measure_point(&mut c, 4, 100, 3).is_none());
+        assert!(c.stopped);
+        assert!(c.prtt(4, 0, 100, 3).is_none());
+        assert!(c.recv_overhead(4, 10, 100, 3).is_none());
+        assert!(c.send_waits(1000, 100, 3).is_none());
+        c.done();
+        server.join().unwrap();
+    }
+
+    /// A repetition is not started when the last one's duration says it would end past
+    /// the deadline: a deadline 2.5 repetitions away lets 2 or 3 of 10 run (the first
+    /// has no duration to judge by).
+    #[test]
+    fn a_repetition_that_would_end_past_the_deadline_is_not_started() {
+        crate::clock::setup(20);
+        let (mut t, mut ctl, server) = pair();
+        let mut c = Client::new(&mut t, &mut ctl, u64::MAX);
+        // One repetition of PRTT(50, 0, 100): 50 sends of ≥ 2.1 µs and a receive.
+        let t0 = crate::clock::monotonic_raw_ns();
+        assert!(c.prtt(50, 0, 100, 4).is_some());
+        let rep_ns = (crate::clock::monotonic_raw_ns() - t0) / 4;
+        c.deadline_ns = crate::clock::monotonic_raw_ns() + rep_ns * 5 / 2;
+        assert!(c.prtt(50, 0, 100, 10).is_none());
+        assert!(c.stopped);
+        // (Slack for a loaded machine: a repetition may take longer than the last.)
+        assert!(
+            crate::clock::monotonic_raw_ns() <= c.deadline_ns + 5 * rep_ns + 5_000_000,
+            "stopped about the deadline"
+        );
+        c.done();
+        server.join().unwrap();
     }
 
     #[test]

@@ -116,6 +116,9 @@ pub fn schedule(max: usize, per_octave: u32) -> Vec<usize> {
     v
 }
 
+/// First byte of the client's stop mark (probe data is 0xA5).
+const STOP_BYTE: u8 = 0x5A;
+
 /// MPI point-to-point in one send mode on the private communicator.
 struct MpiTransport {
     comm: MPI_Comm,
@@ -142,6 +145,30 @@ impl Transport for MpiTransport {
             }
         };
         rc == mpi::success()
+    }
+    /// The stop mark: one byte of `STOP_BYTE` on the data tag (every probe message is at
+    /// least 1 byte of 0xA5, and a receive of s ≥ 1 bytes takes a shorter message).
+    fn send_stop(&mut self) -> bool {
+        let mark = [STOP_BYTE];
+        // SAFETY: one byte; private communicator.
+        unsafe {
+            mpi::PMPI_Send(
+                mark.as_ptr() as *const _,
+                1,
+                mpi::dt_byte(),
+                self.peer,
+                DATA_TAG,
+                self.comm,
+            ) == mpi::success()
+        }
+    }
+    fn clear_stop(&mut self) {
+        if let Some(b) = self.rbuf.first_mut() {
+            *b = 0;
+        }
+    }
+    fn stopped(&self) -> bool {
+        self.rbuf.first() == Some(&STOP_BYTE)
     }
     fn recv(&mut self, size: usize) -> bool {
         let buf = self.rbuf.as_mut_ptr() as *mut _;
@@ -294,11 +321,8 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
                     break;
                 }
                 let mut t = mk(mode);
-                let mut c = Client {
-                    t: &mut t,
-                    ctl: &mut ctl,
-                };
-                let (m, stop) = calibrate_mode(&mut c, mode, &sizes, n, reps, deadline);
+                let mut c = Client::new(&mut t, &mut ctl, deadline);
+                let (m, stop) = calibrate_mode(&mut c, mode, &sizes, n, reps);
                 c.done();
                 if !m.points.is_empty() {
                     out.modes.push(m);
@@ -404,14 +428,16 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
             out.duration_ns / 1e6
         ));
     }
+    // A budget reached is not a failure: the probes stop in band, within it, and what
+    // they measured is reported ("stopped: …", issue 13 §7).
     out.status = match worst {
         0 => "done".into(),
         1 if code == 1 => format!(
-            "failed: over the budget of {} ms ({why}); the sizes measured are kept",
+            "stopped: the budget of {} ms was reached ({why}); the sizes measured are kept",
             s.budget_ms()
         ),
         1 => format!(
-            "failed: a pair went over the budget of {} ms",
+            "stopped: another pair reached the budget of {} ms",
             s.budget_ms()
         ),
         _ if code == 2 => format!("failed: {why}"),
@@ -511,8 +537,8 @@ fn raw_client(
         (n, reps): (u64, u64),
         deadline: u64,
     ) -> (ModeResult, Option<Stop>) {
-        let mut c = Client { t, ctl };
-        let r = calibrate_mode(&mut c, name, sizes, n, reps, deadline);
+        let mut c = Client::new(t, ctl, deadline);
+        let r = calibrate_mode(&mut c, name, sizes, n, reps);
         c.done();
         r
     }
@@ -529,7 +555,9 @@ fn raw_client(
     let status = match &stop {
         None => "done".to_string(),
         Some(Stop::Budget(w)) => {
-            format!("failed: over the calibration budget ({w}); the sizes measured are kept")
+            format!(
+                "stopped: the calibration budget was reached ({w}); the sizes measured are kept"
+            )
         }
         Some(Stop::Failed(w)) => format!("failed: {w}"),
     };
@@ -558,26 +586,38 @@ fn calibrate_mode<T: Transport, C: Control>(
     sizes: &[usize],
     n: u64,
     reps: u64,
-    deadline: u64,
 ) -> (ModeResult, Option<Stop>) {
     let mut m = ModeResult {
         mode: mode.into(),
         n,
         ..Default::default()
     };
-    let over = || crate::clock::monotonic_raw_ns() > deadline;
     // Warm-up, not recorded: first messages pay for connection set-up and page faults.
     let max = *sizes.last().unwrap_or(&0);
     for s in [1, max] {
         if c.prtt(n, 0, s, 2).is_none() {
-            return (m, Some(Stop::Failed(format!("{mode}: warm-up failed"))));
+            return (m, Some(stop_of(c, format!("{mode}: during the warm-up"))));
         }
     }
     let mut stop = None;
+    // The last size measured and what its probes took (ns): the schedule adapts to the
+    // link (issue 13 §8), so a size whose probes would not fit what is left of the
+    // budget is not started. Their time grows at most in proportion to the size.
+    let mut last: Option<(usize, u64)> = None;
     for &s in sizes {
-        if over() {
-            stop = Some(Stop::Budget(format!("{mode}: stopped before {s} bytes")));
-            break;
+        let now_ns = crate::clock::monotonic_raw_ns();
+        let left_ns = c.deadline_ns.saturating_sub(now_ns);
+        if let Some((prev, took_ns)) = last {
+            let predicted_ns = (took_ns as f64 * (s as f64 / prev as f64).max(1.0)) as u64;
+            if predicted_ns > left_ns {
+                stop = Some(Stop::Budget(format!(
+                    "{mode}: stopped before {s} bytes: {prev} bytes took {:.0} ms, so {s} would take about {:.0} ms and {:.0} ms are left",
+                    took_ns as f64 / 1e6,
+                    predicted_ns as f64 / 1e6,
+                    left_ns as f64 / 1e6
+                )));
+                break;
+            }
         }
         // Fewer repetitions for large messages: each already takes long and varies little.
         let r = if s > 1 << 20 {
@@ -590,18 +630,34 @@ fn calibrate_mode<T: Transport, C: Control>(
         match measure_point(c, n, s, r) {
             Some(p) => m.points.push(p),
             None => {
-                stop = Some(Stop::Failed(format!("{mode}: probe of {s} bytes failed")));
+                stop = Some(stop_of(
+                    c,
+                    format!("{mode}: within the probes of {s} bytes"),
+                ));
                 break;
             }
         }
+        last = Some((s, crate::clock::monotonic_raw_ns().saturating_sub(now_ns)));
     }
     if m.points.len() < 3 {
         return (m, stop);
     }
-    if let Err(e) = fit_mode(c, &mut m, n, reps, deadline) {
+    if let Err(e) = fit_mode(c, &mut m, n, reps) {
         stop = stop.or(Some(e));
     }
     (m, stop)
+}
+
+/// Why the client's probes ended early: the budget (its repetitions stopped in band) or a
+/// failed transfer.
+fn stop_of<T: Transport, C: Control>(c: &Client<T, C>, at: String) -> Stop {
+    if c.stopped {
+        Stop::Budget(format!(
+            "{at}: the next repetition would have ended past the budget"
+        ))
+    } else {
+        Stop::Failed(format!("{at}: a probe failed"))
+    }
 }
 
 /// The model's settings as the shim uses them (timer floor of this job).
@@ -623,9 +679,7 @@ fn fit_mode<T: Transport, C: Control>(
     m: &mut ModeResult,
     n: u64,
     reps: u64,
-    deadline: u64,
 ) -> Result<(), Stop> {
-    let over = || crate::clock::monotonic_raw_ns() > deadline;
     let mode = m.mode.clone();
     let max = m.points.last().map(|p| p.size).unwrap_or(0);
     let k = crate::clock::ns_per_tick(crate::clock::hz());
@@ -651,21 +705,24 @@ fn fit_mode<T: Transport, C: Control>(
         let fl = model::gap_fit(&pts, &boot, 0, &sg, l.0, l.1);
         let fr = model::gap_fit(&pts, &boot, 0, &sg, r.0, r.1);
         let (mut lo, mut hi) = (m.points[l.1].size, m.points[r.0].size);
-        let fail = || Stop::Failed("bisection probe failed".into());
         while hi - lo > 1 && m.bisection_probes < 96 {
-            if over() {
-                return Err(Stop::Budget(format!(
-                    "{mode}: stopped while bisecting {lo}..{hi} bytes"
-                )));
-            }
+            let fail = |c: &Client<T, C>| stop_of(c, format!("{mode}: bisecting {lo}..{hi} bytes"));
             let mid = lo + (hi - lo) / 2;
-            let p1 = summarize(&mut c.prtt(1, 0, mid, reps).ok_or_else(fail)?);
+            let Some(mut v) = c.prtt(1, 0, mid, reps) else {
+                return Err(fail(c));
+            };
+            let p1 = summarize(&mut v);
             m.bisection_probes += 1;
             let left_side = if eager_limit {
-                !c.send_waits(late_delay(p1.median), mid, reps)
-                    .ok_or_else(fail)?
+                let Some(waits) = c.send_waits(late_delay(p1.median), mid, reps) else {
+                    return Err(fail(c));
+                };
+                !waits
             } else {
-                let pn = summarize(&mut c.prtt(n, 0, mid, reps).ok_or_else(fail)?);
+                let Some(mut v) = c.prtt(n, 0, mid, reps) else {
+                    return Err(fail(c));
+                };
+                let pn = summarize(&mut v);
                 let gall = (pn.median - p1.median) / (n - 1) as f64 * k;
                 match (fl, fr) {
                     (Some(a), Some(b)) => {
@@ -684,10 +741,17 @@ fn fit_mode<T: Transport, C: Control>(
         if eager_limit {
             // Confirm the limit: the last eager size must not wait and the next must, in
             // a second round of probes; otherwise it is not exact.
-            let p1 = summarize(&mut c.prtt(1, 0, lo + 1, reps).ok_or_else(fail)?);
-            let late = late_delay(p1.median);
-            let below = c.send_waits(late, lo, reps).ok_or_else(fail)?;
-            let above = c.send_waits(late, lo + 1, reps).ok_or_else(fail)?;
+            let fail = |c: &Client<T, C>| stop_of(c, format!("{mode}: confirming the limit {lo}"));
+            let Some(mut v) = c.prtt(1, 0, lo + 1, reps) else {
+                return Err(fail(c));
+            };
+            let late = late_delay(summarize(&mut v).median);
+            let Some(below) = c.send_waits(late, lo, reps) else {
+                return Err(fail(c));
+            };
+            let Some(above) = c.send_waits(late, lo + 1, reps) else {
+                return Err(fail(c));
+            };
             m.bisection_probes += 3;
             m.exact = !below && above;
             m.active_bytes = Some(lo);

@@ -84,3 +84,6 @@ mod tests {
         assert!(plan(Some(&[]), true).is_empty(), "off");
     }
 }
+
+/// The size header of the client's stop mark on a raw transport (no payload follows).
+pub const STOP_HEADER: u64 = u64::MAX;

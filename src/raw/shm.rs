@@ -307,9 +307,23 @@ impl Transport for ShmTransport {
         // The header first, so that a size the sender did not send fails at once; the
         // payload then usually needs no new look at the writer's position.
         let r = self.seg.ring(1 - self.out);
-        r.read(&mut self.rbuf[..8], &mut self.seen_tail)
-            && u64::from_le_bytes(self.rbuf[..8].try_into().unwrap_or([0; 8])) == size as u64
-            && r.read(&mut self.rbuf[8..8 + size], &mut self.seen_tail)
+        if !r.read(&mut self.rbuf[..8], &mut self.seen_tail) {
+            return false;
+        }
+        let header = u64::from_le_bytes(self.rbuf[..8].try_into().unwrap_or([0; 8]));
+        header == super::STOP_HEADER
+            || (header == size as u64 && r.read(&mut self.rbuf[8..8 + size], &mut self.seen_tail))
+    }
+    fn send_stop(&mut self) -> bool {
+        self.seg
+            .ring(self.out)
+            .write(&super::STOP_HEADER.to_le_bytes(), &mut self.seen_head)
+    }
+    fn clear_stop(&mut self) {
+        self.rbuf[..8].fill(0);
+    }
+    fn stopped(&self) -> bool {
+        self.rbuf[..8] == super::STOP_HEADER.to_le_bytes()
     }
 }
 

@@ -69,10 +69,21 @@ impl Transport for TcpTransport {
         all_of(size + 8, |at| sock.write(&buf[at..size + 8]))
     }
     fn recv(&mut self, size: usize) -> bool {
-        size + 8 <= self.rbuf.len()
-            && self.read_exact(0, 8)
-            && u64::from_le_bytes(self.rbuf[..8].try_into().unwrap_or([0; 8])) == size as u64
-            && self.read_exact(8, 8 + size)
+        if size + 8 > self.rbuf.len() || !self.read_exact(0, 8) {
+            return false;
+        }
+        let header = u64::from_le_bytes(self.rbuf[..8].try_into().unwrap_or([0; 8]));
+        header == super::STOP_HEADER || (header == size as u64 && self.read_exact(8, 8 + size))
+    }
+    fn send_stop(&mut self) -> bool {
+        let (sock, head) = (&mut self.sock, super::STOP_HEADER.to_le_bytes());
+        all_of(8, |at| sock.write(&head[at..]))
+    }
+    fn clear_stop(&mut self) {
+        self.rbuf[..8].fill(0);
+    }
+    fn stopped(&self) -> bool {
+        self.rbuf[..8] == super::STOP_HEADER.to_le_bytes()
     }
 }
 
