@@ -62,6 +62,9 @@ pub fn plan(
     out
 }
 
+/// The size header of the client's stop mark on a raw transport (no payload follows).
+pub const STOP_HEADER: u64 = u64::MAX;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +87,3 @@ mod tests {
         assert!(plan(Some(&[]), true).is_empty(), "off");
     }
 }
-
-/// The size header of the client's stop mark on a raw transport (no payload follows).
-pub const STOP_HEADER: u64 = u64::MAX;
