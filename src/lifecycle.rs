@@ -416,6 +416,7 @@ fn fault_blob(j: &JobInfo, reason: &str) -> Blob {
 /// The merge must never leave a parent waiting: every step that could fail is guarded,
 /// and each rank sends its parent exactly one message whatever happened before.
 fn finalize_report(j: &JobInfo) {
+    let t0_ns = crate::clock::monotonic_raw_ns();
     let ns_per_tick = collect::ns_per_tick();
     let mut blob = runtime::guarded("collecting statistics", || local_blob(j, ns_per_tick))
         .unwrap_or_else(|| fault_blob(j, "internal error while collecting statistics"));
@@ -462,12 +463,20 @@ fn finalize_report(j: &JobInfo) {
         runtime::guarded("writing the report", || {
             blob.ranks.sort_by_key(|r| r.rank);
             let report = build_report(j, blob, true, "MPI_Finalize", None, ns_per_tick);
-            write_report(
-                &j.report_path,
-                &report,
-                j.rank,
-                settings::get().verbose >= 1,
-            );
+            let verbose = settings::get().verbose >= 1;
+            if write_report(&j.report_path, &report, j.rank, verbose) && verbose {
+                // What a many-rank job pays at Finalize (issue 13 §4): rank 0's merge of
+                // every subtree, the fits and the write.
+                let bytes = std::fs::metadata(&j.report_path)
+                    .map(|m| m.len())
+                    .unwrap_or(0);
+                say(&format!(
+                    "loggp: {} ranks merged and the report written in {:.0} ms ({} bytes)",
+                    report.ranks.len(),
+                    crate::clock::monotonic_raw_ns().saturating_sub(t0_ns) as f64 / 1e6,
+                    bytes
+                ));
+            }
         });
     }
     // SAFETY: our own communicator.
@@ -683,9 +692,9 @@ fn calibration_section(
 /// written. Where the file system has no O_TMPFILE or /proc is missing, a named
 /// temporary file (never following a symlink) and rename. A failure is one warning; the
 /// application is not affected.
-fn write_report(path: &str, report: &Report, rank: i32, announce: bool) {
+fn write_report(path: &str, report: &Report, rank: i32, announce: bool) -> bool {
     let _w = WRITE_LOCK.lock();
-    write_report_locked(path, report, rank, announce);
+    write_report_locked(path, report, rank, announce)
 }
 
 /// One report write at a time in this process (the final report, interim and partial
