@@ -397,7 +397,10 @@ fn local_blob(j: &JobInfo, ns_per_tick: f64) -> Blob {
     Blob {
         ranks: vec![entry],
         cells: cells.into_iter().collect(),
-        warnings: vec![],
+        // Where a calibration schedule ended early, and why (issue 13 §8).
+        warnings: crate::calib::run::outcome()
+            .map(|o| o.warnings)
+            .unwrap_or_default(),
         calibration,
         raw,
     }

@@ -43,13 +43,25 @@ fn run_two_hosts(
     app: &str,
     dir: &std::path::Path,
 ) -> std::process::Output {
+    run_two_hosts_btl("tcp,self", hosts, extra, env, app, dir)
+}
+
+/// `run_two_hosts` with the BTLs given (`tcp,vader,self`: shared memory inside a host).
+fn run_two_hosts_btl(
+    btl: &str,
+    hosts: &str,
+    extra: &str,
+    env: &[(&str, &str)],
+    app: &str,
+    dir: &std::path::Path,
+) -> std::process::Output {
     let mut xs = String::new();
     for (k, v) in env {
         xs += &format!(" -x {k}={v}");
     }
     let cmd = format!(
         "hostname lg-h1; timeout 240 mpirun.openmpi --bind-to none --mca mpi_yield_when_idle 1 --mca plm_rsh_agent /tmp/loggp-nsrsh \
-         --mca btl tcp,self --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24 \
+         --mca btl {btl} --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24 \
          -H {hosts} {extra} -x LD_PRELOAD={}{xs} {}",
         Mpi::OpenMpi.shim().display(),
         app
@@ -243,4 +255,146 @@ fn passive_g_over_tcp_matches_the_link_rate() {
         Some(g) => assert!(g < 0.5 * link, "send G {g} ns/B against {link}"),
         None => assert!(send.note.is_some(), "a null G without a note: {send:?}"),
     }
+}
+
+/// Issue 13 §5 (LoGH, altawil-moritz): both peer classes in one job — two hosts of two
+/// ranks each (0, 1 on lg-h1; 2, 3 on lg-h2), shared memory inside a host, TCP between.
+/// The first round of calibration pairs lies inside the hosts, so a second round
+/// calibrates a pair across; the ring's traffic teaches both classes passively; `show`
+/// puts them side by side; and the classes differ as their paths do.
+#[test]
+fn both_peer_classes_in_one_job() {
+    let Some(_hosts) = Hosts::up() else { return };
+    let dir = scratch("topology_both_classes");
+    let prog = compile(Mpi::OpenMpi, "ring.c", &[]);
+    let report = dir.join("r.json");
+    let rep = report.display().to_string();
+    let app = format!("{} 400", prog.display());
+    let o = run_two_hosts_btl(
+        "tcp,vader,self",
+        "lg-h1:2,lg-h2:2",
+        "-np 4",
+        &[("LOGGP_REPORT", rep.as_str())],
+        &app,
+        &dir,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_report(&report);
+    let hosts: Vec<_> = r.ranks.iter().map(|k| k.host.as_str()).collect();
+    assert_eq!(hosts, ["lg-h1", "lg-h1", "lg-h2", "lg-h2"]);
+    for k in &r.ranks {
+        assert_eq!(k.calls["MPI_Isend"].count, 400, "rank {}", k.rank);
+    }
+    // Calibrated: a pair inside a host and one across, in one job.
+    let c = &r.calibration;
+    assert!(
+        c.pairs.contains(&[0, 2]),
+        "a second round across: {:?}",
+        c.pairs
+    );
+    let set = |class: &str| {
+        c.mpi
+            .iter()
+            .find(|s| s.peer_class == class && s.mode == "send")
+            .unwrap_or_else(|| panic!("no calibrated ({class}, send): {}", c.status))
+    };
+    let (intra, inter) = (set("intra_node"), set("inter_node"));
+    // Learned: the ring's neighbours 0→1, 2→3 share a host, 1→2 and 3→0 do not.
+    for class in ["intra_node", "inter_node"] {
+        assert!(
+            r.passive
+                .iter()
+                .any(|p| p.peer_class == class && p.mode == "isend" && !p.bins.is_empty()),
+            "no passive ({class}, isend)"
+        );
+    }
+    // The paths differ as they should: each class's eager limit is its own transport's
+    // (vader 4096 and TCP 65536, both including ob1's header), found in the same job.
+    let limit = |class: &str| {
+        r.thresholds
+            .iter()
+            .find(|t| t.peer_class == class && t.mode == "send")
+            .and_then(|t| t.active_bytes)
+            .unwrap_or_else(|| panic!("no ({class}, send) eager limit: {}", c.status))
+            as i64
+    };
+    let (li, lx) = (limit("intra_node"), limit("inter_node"));
+    eprintln!(
+        "eager limits: intra_node {li} B, inter_node {lx} B; PRTT(1,0,1) {:?} and {:?} ns",
+        intra.points.first().and_then(|p| p.prtt_1_0_ns),
+        inter.points.first().and_then(|p| p.prtt_1_0_ns)
+    );
+    assert!((4096 - 128..=4096).contains(&li), "intra_node limit {li}");
+    assert!((65536 - 128..=65536).contains(&lx), "inter_node limit {lx}");
+    // Side by side in `show`.
+    let show = std::process::Command::new(root().join("target/release/loggp"))
+        .arg("show")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&show.stdout);
+    assert!(show.status.success());
+    for class in ["intra_node", "inter_node"] {
+        assert!(text.contains(class), "show lacks {class}:\n{text}");
+    }
+}
+
+/// Issue 13 §8: the schedule adapts to the link. LOGGP_CALIBRATE=full (16 MiB, 8 sizes
+/// per octave, three modes, raw TCP) between two hosts over 200 Mbit/s: before, a warm-up
+/// burst at 16 MiB alone took 21 s and sizes above 1 MiB minutes each. Now the schedule
+/// thins where sizes get slow and stops growing where the next size would not fit, says
+/// where and why, and the calibration ends within its 60 s budget with the TCP eager
+/// limit found and G within 10 % of the link.
+#[test]
+fn full_calibration_over_a_slow_link_holds_its_budget() {
+    let Some(_hosts) = Hosts::up_at(Some("200mbit")) else {
+        return;
+    };
+    let dir = scratch("topology_full_slow");
+    let prog = compile(Mpi::OpenMpi, "init_only.c", &[]);
+    let report = dir.join("r.json");
+    let rep = report.display().to_string();
+    let env = [("LOGGP_REPORT", rep.as_str()), ("LOGGP_CALIBRATE", "full")];
+    let o = run_two_hosts(
+        "lg-h1,lg-h2",
+        "-np 2",
+        &env,
+        &prog.display().to_string(),
+        &dir,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_report(&report);
+    let c = &r.calibration;
+    let took_ms = c.duration_ns.expect("duration") / 1e6;
+    eprintln!("full over 200 Mbit/s: {took_ms:.0} ms, {}", c.status);
+    assert!(took_ms <= 60_000.0 * 1.05, "{took_ms:.0} ms: {}", c.status);
+    assert_eq!(c.status, "done");
+    let t = r
+        .thresholds
+        .iter()
+        .find(|t| t.peer_class == "inter_node" && t.mode == "send")
+        .expect("inter_node send threshold");
+    let found = t.active_bytes.expect("the TCP eager switch") as i64;
+    assert!((65536 - 128..=65536).contains(&found), "found {found}");
+    let set = c
+        .mpi
+        .iter()
+        .find(|s| s.peer_class == "inter_node" && s.mode == "send")
+        .unwrap();
+    let g = set
+        .ranges
+        .iter()
+        .rev()
+        .find_map(|x| x.gap_per_byte_ns)
+        .expect("a range with G");
+    let link = 8.0 / 200e6 * 1e9 * 1.045;
+    assert!((g - link).abs() / link < 0.10, "G {g} ns/B against {link}");
+    // Where the schedule stopped, and why.
+    let note = r
+        .warnings
+        .iter()
+        .find(|w| w.starts_with("calibration (inter_node, send): "))
+        .expect("a note on the schedule");
+    assert!(note.contains("sizes measured up to"), "{note}");
+    eprintln!("{note}");
 }

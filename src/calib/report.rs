@@ -4,40 +4,44 @@ use super::engine::PointTicks;
 use super::run::{ModeResult, Outcome};
 use loggp_report::{CalibrationSet, Point, RawSet, Threshold};
 
-/// This client's calibration sets and thresholds, in ns.
+/// This client's calibration sets and thresholds, in ns (one per mode of each pair it
+/// drove).
 pub fn sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<(CalibrationSet, Threshold)> {
-    let Some(class) = o.class else { return vec![] };
-    let pair = o
-        .pairs
+    o.results
         .iter()
-        .find(|p| p[0] == me)
-        .copied()
-        .unwrap_or([me, me]);
-    o.modes
-        .iter()
-        .map(|m| one(m, class.name(), pair, ns_per_tick, o.disturbance.is_some()))
+        .filter(|r| r.pair[0] == me)
+        .flat_map(|r| {
+            r.modes.iter().map(move |m| {
+                one(
+                    m,
+                    r.class.name(),
+                    r.pair,
+                    ns_per_tick,
+                    o.disturbance.is_some(),
+                )
+            })
+        })
         .collect()
 }
 
 /// This client's raw-transport sets (with the status of those that did not run).
 pub fn raw_sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<RawSet> {
-    let Some(class) = o.class else { return vec![] };
-    if !o.pairs.iter().any(|p| p[0] == me) {
-        return vec![];
-    }
-    o.raw
+    o.results
         .iter()
-        .map(|r| {
-            let (set, _) = one(&r.result, class.name(), [me, me], ns_per_tick, false);
-            RawSet {
-                transport: r.transport.clone(),
-                peer_class: class.name().into(),
-                status: r.status.clone(),
-                n: set.n,
-                switches_bytes: set.switches_bytes,
-                ranges: vec![],
-                points: set.points,
-            }
+        .filter(|r| r.pair[0] == me)
+        .flat_map(|pr| {
+            pr.raw.iter().map(move |r| {
+                let (set, _) = one(&r.result, pr.class.name(), [me, me], ns_per_tick, false);
+                RawSet {
+                    transport: r.transport.clone(),
+                    peer_class: pr.class.name().into(),
+                    status: r.status.clone(),
+                    n: set.n,
+                    switches_bytes: set.switches_bytes,
+                    ranges: vec![],
+                    points: set.points,
+                }
+            })
         })
         .collect()
 }

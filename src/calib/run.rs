@@ -35,6 +35,9 @@ pub struct ModeResult {
     pub active_bytes: Option<usize>,
     pub threshold_note: Option<String>,
     pub bisection_probes: u32,
+    /// Where the schedule stopped growing before its largest size, and why (the next
+    /// size would not have fitted in the budget left).
+    pub schedule_note: Option<String>,
 }
 
 /// What this rank learned (clients) and what all ranks agreed on.
@@ -42,16 +45,26 @@ pub struct ModeResult {
 pub struct Outcome {
     pub status: String,
     pub duration_ns: f64,
+    /// Every pair of every round.
     pub pairs: Vec<[u32; 2]>,
-    pub class: Option<Class>,
-    pub modes: Vec<ModeResult>,
-    /// Raw transports beneath MPI (clients only).
-    pub raw: Vec<RawResult>,
+    /// What this rank measured as the client of a pair, one per round it drove.
+    pub results: Vec<PairResult>,
+    /// Notes for the report (where a schedule ended early, and why).
     pub warnings: Vec<String>,
     /// Why the probes cannot be trusted to the byte (the ranks were preempted).
     pub disturbance: Option<String>,
     /// Largest off-CPU share of a rank's probing time (see the report field).
     pub off_cpu_share: Option<f64>,
+}
+
+/// One pair's calibration, on its client.
+#[derive(Clone, Debug)]
+pub struct PairResult {
+    pub pair: [u32; 2],
+    pub class: Class,
+    pub modes: Vec<ModeResult>,
+    /// Raw transports beneath MPI.
+    pub raw: Vec<RawResult>,
 }
 
 /// One raw transport's calibration between the pair, or why there is none.
@@ -98,6 +111,21 @@ pub fn choose_pairs(node_of: &[u32]) -> Vec<[u32; 2]> {
         }
     }
     pairs
+}
+
+/// The rounds of pairs: `choose_pairs`, then, where that has no pair across nodes but the
+/// job spans several (two nodes of two ranks: both pairs lie inside a node), a second
+/// round with one pair across, so that both peer classes are calibrated in one job.
+pub fn choose_rounds(node_of: &[u32]) -> Vec<Vec<[u32; 2]>> {
+    let first = choose_pairs(node_of);
+    let across = |p: &[u32; 2]| node_of[p[0] as usize] != node_of[p[1] as usize];
+    let mut rounds = vec![first];
+    if !rounds[0].iter().any(across) {
+        if let Some(b) = (1..node_of.len()).find(|&b| node_of[b] != node_of[0]) {
+            rounds.push(vec![[0, b as u32]]);
+        }
+    }
+    rounds
 }
 
 /// The message sizes of a schedule: 1 byte, then `per_octave` sizes per power of two.
@@ -274,7 +302,8 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     let max_size = s.max_bytes();
     let budget_ns = s.budget_ms() * 1_000_000;
     let modes = s.modes();
-    out.pairs = choose_pairs(&world.node_of);
+    let rounds = choose_rounds(&world.node_of);
+    out.pairs = rounds.concat();
     let verbose = s.verbose >= 1 && world.rank == 0;
     if verbose {
         say(&format!(
@@ -302,95 +331,37 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     let me = world.rank as u32;
     let mut code: i32 = 0; // 0 done, 1 over budget, 2 failed
     let mut why = String::new();
-    if let Some(p) = out.pairs.iter().find(|p| p.contains(&me)) {
-        let (client, peer) = (p[0] == me, if p[0] == me { p[1] } else { p[0] });
-        let mk = |mode: &str| MpiTransport {
-            comm,
-            peer: peer as c_int,
-            mode: mode.to_string(),
-            sbuf: vec![0xA5; max_size],
-            rbuf: vec![0; max_size],
+    // The probes end a little before the budget (1/32 of it, or twice a collective's time
+    // where that is more, at most a quarter), which leaves the fits, the set-up of a raw
+    // transport and the closing reduction inside it. Rounds share what is left: each
+    // client gives its round an equal part of the rest.
+    let end = t0 + budget_ns - (budget_ns / 32).max(2 * collective_ns).min(budget_ns / 4);
+    let plan = Plan {
+        comm,
+        max_size,
+        sizes: schedule(max_size, per_octave),
+        n,
+        reps,
+        modes: &modes,
+        raw: s.raw.as_deref(),
+    };
+    for (i, round) in rounds.iter().enumerate() {
+        if code != 0 {
+            break; // every rank saw the same stop only at the end: later rounds are cut short
+        }
+        let Some(p) = round.iter().find(|p| p.contains(&me)) else {
+            continue;
         };
-        let mut ctl = MpiControl {
-            comm,
-            peer: peer as c_int,
-        };
-        if client {
-            out.class = Some(class_of_world(world, peer as i32));
-            let sizes = schedule(max_size, per_octave);
-            // The probes end a little before the budget (1/32 of it, or twice a
-            // collective's time where that is more, at most a quarter), which leaves the
-            // fits, the set-up of a raw transport and the closing reduction inside it.
-            let deadline =
-                t0 + budget_ns - (budget_ns / 32).max(2 * collective_ns).min(budget_ns / 4);
-            for mode in MODES.iter().filter(|m| modes.iter().any(|x| x == *m)) {
-                if !ctl.send_words(&[
-                    MODE_BEGIN,
-                    MODES.iter().position(|m| m == mode).unwrap_or(0) as u64,
-                    0,
-                    0,
-                ]) {
-                    code = 2;
-                    why = "control message failed".into();
-                    break;
-                }
-                let mut t = mk(mode);
-                let mut c = Client::new(&mut t, &mut ctl, deadline);
-                let (m, stop) = calibrate_mode(&mut c, mode, &sizes, n, reps);
-                c.done();
-                if !m.points.is_empty() {
-                    out.modes.push(m);
-                }
-                match stop {
-                    None => {}
-                    Some(Stop::Budget(w)) => {
-                        code = 1;
-                        why = w;
-                        break;
-                    }
-                    Some(Stop::Failed(w)) => {
-                        code = 2;
-                        why = w;
-                        break;
-                    }
-                }
-            }
-            // The raw transports, with what is left of the budget.
-            let same_host = out.class == Some(Class::IntraNode);
-            for (name, how) in crate::raw::plan(s.raw.as_deref(), same_host) {
-                let mut r = RawResult {
-                    transport: name.into(),
-                    ..Default::default()
-                };
-                match how {
-                    Err(why) => r.status = why,
-                    Ok(_) if code != 0 => {
-                        r.status = "skipped: the MPI calibration did not complete".into()
-                    }
-                    Ok(id) => {
-                        let (status, m) =
-                            raw_client(&mut ctl, id, max_size, &sizes, n, reps, deadline);
-                        // A raw transport over the budget is its own status; the MPI
-                        // calibration before it stays complete.
-                        r.status = status;
-                        r.result = m;
-                    }
-                }
-                out.raw.push(r);
-            }
-            ctl.send_words(&[FINISH, 0, 0, 0]);
+        let peer = if p[0] == me { p[1] } else { p[0] };
+        let class = class_of_world(world, peer as i32);
+        if p[0] == me {
+            let now_ns = crate::clock::monotonic_raw_ns();
+            let deadline = now_ns + end.saturating_sub(now_ns) / (rounds.len() - i) as u64;
+            let (r, c, w) = drive_pair(&plan, *p, class, deadline, &mut out.warnings);
+            out.results.push(r);
+            (code, why) = (c, w);
         } else {
-            let same_host = class_of_world(world, peer as i32) == Class::IntraNode;
-            while let Some(w) = ctl.recv_words() {
-                match w[0] {
-                    MODE_BEGIN => {
-                        let mut t = mk(MODES.get(w[1] as usize).copied().unwrap_or("send"));
-                        serve(&mut t, &mut ctl);
-                    }
-                    RAW_BEGIN => raw_server(&mut ctl, w[1], max_size, same_host),
-                    _ => break,
-                }
-            }
+            serve_pair(&plan, peer, class == Class::IntraNode);
         }
     }
     // All ranks agree on the outcome (the worst of all pairs) and on how often the most
@@ -475,6 +446,151 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
             if worst == 0 { "done" } else { "stopped" },
             out.duration_ns / 1e6
         ));
+    }
+}
+
+/// What every pair measures.
+struct Plan<'a> {
+    comm: MPI_Comm,
+    max_size: usize,
+    sizes: Vec<usize>,
+    n: u64,
+    reps: u64,
+    modes: &'a [String],
+    raw: Option<&'a [String]>,
+}
+
+impl Plan<'_> {
+    fn transport(&self, peer: u32, mode: &str) -> MpiTransport {
+        MpiTransport {
+            comm: self.comm,
+            peer: peer as c_int,
+            mode: mode.to_string(),
+            sbuf: vec![0xA5; self.max_size],
+            // Written, not only allocated: a zeroed allocation maps its pages lazily.
+            rbuf: vec![0x5B; self.max_size],
+        }
+    }
+}
+
+/// The client of one pair: every mode, then the raw transports with what is left.
+/// Returns its result and its code (0 done, 1 over budget, 2 failed) with why.
+fn drive_pair(
+    plan: &Plan,
+    pair: [u32; 2],
+    class: Class,
+    deadline: u64,
+    notes: &mut Vec<String>,
+) -> (PairResult, i32, String) {
+    let peer = pair[1];
+    let mut res = PairResult {
+        pair,
+        class,
+        modes: vec![],
+        raw: vec![],
+    };
+    let (mut code, mut why) = (0, String::new());
+    let mut ctl = MpiControl {
+        comm: plan.comm,
+        peer: peer as c_int,
+    };
+    // Each mode and each raw transport gets an equal part of what is left when it starts
+    // (one mode must not spend the others' time, issue 13 §8).
+    let modes: Vec<&str> = MODES
+        .iter()
+        .copied()
+        .filter(|m| plan.modes.iter().any(|x| x == m))
+        .collect();
+    let raws = crate::raw::plan(plan.raw, class == Class::IntraNode);
+    let mut parts_left = (modes.len() + raws.iter().filter(|r| r.1.is_ok()).count()) as u64;
+    let mut share = || {
+        let now_ns = crate::clock::monotonic_raw_ns();
+        let d = now_ns + deadline.saturating_sub(now_ns) / parts_left.max(1);
+        parts_left = parts_left.saturating_sub(1);
+        d
+    };
+    for mode in modes {
+        if !ctl.send_words(&[
+            MODE_BEGIN,
+            MODES.iter().position(|m| *m == mode).unwrap_or(0) as u64,
+            0,
+            0,
+        ]) {
+            code = 2;
+            why = "control message failed".into();
+            break;
+        }
+        let mut t = plan.transport(peer, mode);
+        let mut c = Client::new(&mut t, &mut ctl, share());
+        let (m, stop) = calibrate_mode(&mut c, mode, &plan.sizes, plan.n, plan.reps);
+        c.done();
+        if let Some(note) = &m.schedule_note {
+            notes.push(format!("calibration ({}, {mode}): {note}", class.name()));
+        }
+        if !m.points.is_empty() {
+            res.modes.push(m);
+        }
+        match stop {
+            None => {}
+            Some(Stop::Budget(w)) => {
+                code = 1;
+                why = w;
+                break;
+            }
+            Some(Stop::Failed(w)) => {
+                code = 2;
+                why = w;
+                break;
+            }
+        }
+    }
+    // The raw transports, with what is left of the budget.
+    for (name, how) in raws {
+        let mut r = RawResult {
+            transport: name.into(),
+            ..Default::default()
+        };
+        match how {
+            Err(why) => r.status = why,
+            Ok(_) if code != 0 => r.status = "skipped: the MPI calibration did not complete".into(),
+            Ok(id) => {
+                let (status, m) = raw_client(
+                    &mut ctl,
+                    id,
+                    plan.max_size,
+                    &plan.sizes,
+                    plan.n,
+                    plan.reps,
+                    share(),
+                );
+                // A raw transport over the budget is its own status; the MPI
+                // calibration before it stays complete.
+                r.status = status;
+                r.result = m;
+            }
+        }
+        res.raw.push(r);
+    }
+    ctl.send_words(&[FINISH, 0, 0, 0]);
+    (res, code, why)
+}
+
+/// The server of one pair: carries out the client's commands until it says FINISH.
+fn serve_pair(plan: &Plan, peer: u32, same_host: bool) {
+    let mut ctl = MpiControl {
+        comm: plan.comm,
+        peer: peer as c_int,
+    };
+    while let Some(w) = ctl.recv_words() {
+        match w[0] {
+            MODE_BEGIN => {
+                let mode = MODES.get(w[1] as usize).copied().unwrap_or("send");
+                let mut t = plan.transport(peer, mode);
+                serve(&mut t, &mut ctl);
+            }
+            RAW_BEGIN => raw_server(&mut ctl, w[1], plan.max_size, same_host),
+            _ => break,
+        }
     }
 }
 
@@ -606,10 +722,12 @@ fn calibrate_mode<T: Transport, C: Control>(
         n,
         ..Default::default()
     };
-    // Warm-up, not recorded: first messages pay for connection set-up and page faults.
+    // Warm-up, not recorded: first messages pay for connection set-up and page faults
+    // (the buffers are written in full beforehand). One message of up to 1 MiB: a burst
+    // at the largest size cost 21 s at 200 Mbit/s with 16 MiB (full), the whole budget.
     let max = *sizes.last().unwrap_or(&0);
-    for s in [1, max] {
-        if c.prtt(n, 0, s, 2).is_none() {
+    for (k, s) in [(n, 1), (1, max.min(1 << 20))] {
+        if c.prtt(k, 0, s, 2).is_none() {
             return (m, Some(stop_of(c, format!("{mode}: during the warm-up"))));
         }
     }
@@ -618,24 +736,37 @@ fn calibrate_mode<T: Transport, C: Control>(
     // link (issue 13 §8), so a size whose probes would not fit what is left of the
     // budget is not started. Their time grows at most in proportion to the size.
     let mut last: Option<(usize, u64)> = None;
-    for &s in sizes {
+    // Sizes per octave of the schedule: thinning keeps at least one.
+    let per_octave = sizes
+        .iter()
+        .filter(|&&x| (1 << 10..1 << 11).contains(&x))
+        .count()
+        .max(1);
+    let mut stride = 1;
+    let mut notes: Vec<String> = vec![];
+    let mut i = 0;
+    while i < sizes.len() {
+        let s = sizes[i];
         let now_ns = crate::clock::monotonic_raw_ns();
         let left_ns = c.deadline_ns.saturating_sub(now_ns);
+        // Half of what is left stays for locating the switches by bisection.
         if let Some((prev, took_ns)) = last {
             let predicted_ns = (took_ns as f64 * (s as f64 / prev as f64).max(1.0)) as u64;
-            if predicted_ns > left_ns {
-                stop = Some(Stop::Budget(format!(
-                    "{mode}: stopped before {s} bytes: {prev} bytes took {:.0} ms, so {s} would take about {:.0} ms and {:.0} ms are left",
+            if predicted_ns > left_ns / 2 {
+                notes.push(format!(
+                    "sizes measured up to {prev} bytes, not to {max}: {prev} bytes took {:.0} ms, so {s} would take about {:.0} ms, more than half of the {:.0} ms left in the budget (kept for locating the switches)",
                     took_ns as f64 / 1e6,
                     predicted_ns as f64 / 1e6,
                     left_ns as f64 / 1e6
-                )));
+                ));
                 break;
             }
         }
-        // Fewer repetitions for large messages: each already takes long and varies little.
-        let r = if s > 1 << 20 {
-            3
+        // Fewer repetitions for large messages (each already takes long and varies
+        // little), and where one size's probes take a fiftieth of what is left.
+        let slow = last.is_some_and(|(_, t)| t > left_ns / 50);
+        let r = if s > 1 << 20 || slow {
+            reps.min(3)
         } else if s > 64 << 10 {
             reps.min(5)
         } else {
@@ -651,7 +782,38 @@ fn calibrate_mode<T: Transport, C: Control>(
                 break;
             }
         }
-        last = Some((s, crate::clock::monotonic_raw_ns().saturating_sub(now_ns)));
+        let done_ns = crate::clock::monotonic_raw_ns();
+        let took_ns = done_ns.saturating_sub(now_ns);
+        last = Some((s, took_ns));
+        // A slow link: where the rest of the schedule would not fit in half of what is
+        // left even at this size's cost (a lower bound: the cost grows with the size),
+        // keep every second size, down to one per octave, and say so. (A slope fitted
+        // through two sizes' times was no guide: a millisecond of scheduling noise
+        // between small sizes reads as microseconds per byte.)
+        let budget_left = c.deadline_ns.saturating_sub(done_ns) / 2;
+        let from = stride;
+        while stride < per_octave {
+            let rest = sizes[(i + stride).min(sizes.len())..]
+                .iter()
+                .step_by(stride)
+                .count() as u64;
+            if rest.saturating_mul(took_ns) <= budget_left {
+                break;
+            }
+            stride *= 2;
+        }
+        if stride > from {
+            notes.push(format!(
+                "from {} bytes one size in {stride} of the schedule: {s} bytes took {:.0} ms, and the rest would not fit in half of the {:.0} ms left",
+                sizes.get(i + stride).copied().unwrap_or(max),
+                took_ns as f64 / 1e6,
+                budget_left as f64 * 2.0 / 1e6
+            ));
+        }
+        i += stride;
+    }
+    if !notes.is_empty() {
+        m.schedule_note = Some(notes.join("; "));
     }
     // Past the budget, no bisection: its segmentation alone is CPU work that an
     // oversubscribed node stretches many times (the report's fit of the points measured
@@ -781,6 +943,20 @@ fn fit_mode<T: Transport, C: Control>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_nodes_of_two_ranks_get_a_second_round_across() {
+        assert_eq!(
+            choose_rounds(&[0, 0, 1, 1]),
+            vec![vec![[0, 1], [2, 3]], vec![[0, 2]]]
+        );
+        // A first round with a pair across needs no second.
+        assert_eq!(choose_rounds(&[0, 0, 1, 1, 2]).len(), 1);
+        // One node: one round.
+        assert_eq!(choose_rounds(&[0, 0, 0, 0]), vec![vec![[0, 1], [2, 3]]]);
+        // One rank per node: the first round is across already.
+        assert_eq!(choose_rounds(&[0, 1]), vec![vec![[0, 1]]]);
+    }
 
     #[test]
     fn pairs_cover_ranks_with_one_intra_and_one_inter_pair() {

@@ -320,7 +320,7 @@ pub fn report_of(mpi: Mpi, np: usize, src: &str, env: &[(&str, &str)], name: &st
 pub fn run_warnings(r: &Report) -> Vec<String> {
     r.warnings
         .iter()
-        .filter(|w| !w.starts_with("estimates: "))
+        .filter(|w| !w.starts_with("estimates: ") && !w.starts_with("calibration ("))
         .cloned()
         .collect()
 }
