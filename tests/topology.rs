@@ -368,7 +368,14 @@ fn full_calibration_over_a_slow_link_holds_its_budget() {
     let took_ms = c.duration_ns.expect("duration") / 1e6;
     eprintln!("full over 200 Mbit/s: {took_ms:.0} ms, {}", c.status);
     assert!(took_ms <= 60_000.0 * 1.05, "{took_ms:.0} ms: {}", c.status);
-    assert_eq!(c.status, "done");
+    // Not the whole schedule (16 MiB would take minutes per size): the status says the
+    // budget stopped it, where, and why.
+    assert!(
+        c.status
+            .starts_with("stopped: the budget of 60000 ms was reached (send: sizes measured up to"),
+        "{}",
+        c.status
+    );
     let t = r
         .thresholds
         .iter()

@@ -38,6 +38,8 @@ pub struct ModeResult {
     /// Where the schedule stopped growing before its largest size, and why (the next
     /// size would not have fitted in the budget left).
     pub schedule_note: Option<String>,
+    /// The schedule stopped before its largest size (the budget allowed no more).
+    pub schedule_cut: bool,
 }
 
 /// What this rank learned (clients) and what all ranks agreed on.
@@ -490,6 +492,7 @@ fn drive_pair(
         raw: vec![],
     };
     let (mut code, mut why) = (0, String::new());
+    let mut planned: Option<String> = None;
     let mut ctl = MpiControl {
         comm: plan.comm,
         peer: peer as c_int,
@@ -526,6 +529,11 @@ fn drive_pair(
         c.done();
         if let Some(note) = &m.schedule_note {
             notes.push(format!("calibration ({}, {mode}): {note}", class.name()));
+            // A schedule cut short for lack of budget is a stop too, said in the
+            // status; the raw transports still get their share.
+            if m.schedule_cut && planned.is_none() {
+                planned = Some(format!("{mode}: {note}"));
+            }
         }
         if !m.points.is_empty() {
             res.modes.push(m);
@@ -572,6 +580,9 @@ fn drive_pair(
         res.raw.push(r);
     }
     ctl.send_words(&[FINISH, 0, 0, 0]);
+    if let (0, Some(w)) = (code, planned) {
+        (code, why) = (1, w);
+    }
     (res, code, why)
 }
 
@@ -683,6 +694,10 @@ fn raw_client(
         },
     };
     let status = match &stop {
+        None if m.schedule_cut => format!(
+            "stopped: the calibration budget was reached ({}); the sizes measured are kept",
+            m.schedule_note.as_deref().unwrap_or("")
+        ),
         None => "done".to_string(),
         Some(Stop::Budget(w)) => {
             format!(
@@ -759,6 +774,7 @@ fn calibrate_mode<T: Transport, C: Control>(
                     predicted_ns as f64 / 1e6,
                     left_ns as f64 / 1e6
                 ));
+                m.schedule_cut = true;
                 break;
             }
         }
