@@ -561,6 +561,10 @@ fn drive_pair(
         match how {
             Err(why) => r.status = why,
             Ok(_) if code != 0 => r.status = "skipped: the MPI calibration did not complete".into(),
+            // The budget did not even cover the MPI schedule: nothing is left for this.
+            Ok(_) if planned.is_some() => r.status =
+                "skipped: the budget did not cover the MPI calibration's schedule (see warnings)"
+                    .into(),
             Ok(id) => {
                 let (status, m) = raw_client(
                     &mut ctl,

@@ -144,6 +144,10 @@ impl Stall {
         if !self.spins.is_multiple_of(4096) {
             return false;
         }
+        // A peer silent for 4096 spins (~10 µs or more) may be waiting for this core:
+        // on an oversubscribed node (64 ranks on 2 cores) a pure spin held it for the
+        // whole time slice. On a dedicated core the yield returns at once.
+        std::thread::yield_now();
         let now = crate::clock::monotonic_raw_ns();
         if self.since == 0 {
             self.since = now;
