@@ -348,20 +348,27 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
         raw: s.raw.as_deref(),
     };
     for (i, round) in rounds.iter().enumerate() {
-        if code != 0 {
-            break; // every rank saw the same stop only at the end: later rounds are cut short
-        }
         let Some(p) = round.iter().find(|p| p.contains(&me)) else {
             continue;
         };
         let peer = if p[0] == me { p[1] } else { p[0] };
         let class = class_of_world(world, peer as i32);
-        if p[0] == me {
+        if p[0] == me && code != 0 {
+            // Stopped in an earlier round: the server of this one still waits for a
+            // command, and only its client can release it.
+            MpiControl {
+                comm,
+                peer: peer as c_int,
+            }
+            .send_words(&[FINISH, 0, 0, 0]);
+        } else if p[0] == me {
             let now_ns = crate::clock::monotonic_raw_ns();
             let deadline = now_ns + end.saturating_sub(now_ns) / (rounds.len() - i) as u64;
             let (r, c, w) = drive_pair(&plan, *p, class, deadline, &mut out.warnings);
             out.results.push(r);
-            (code, why) = (c, w);
+            if c > code {
+                (code, why) = (c, w);
+            }
         } else {
             serve_pair(&plan, peer, class == Class::IntraNode);
         }
