@@ -270,11 +270,16 @@ fn both_peer_classes_in_one_job() {
     let report = dir.join("r.json");
     let rep = report.display().to_string();
     let app = format!("{} 400", prog.display());
+    // 6 s: two rounds share the budget, and 4 ranks on 2 cores slow every probe; each
+    // round must reach past its eager limit (65536 over TCP).
     let o = run_two_hosts_btl(
         "tcp,vader,self",
         "lg-h1:2,lg-h2:2",
         "-np 4",
-        &[("LOGGP_REPORT", rep.as_str())],
+        &[
+            ("LOGGP_REPORT", rep.as_str()),
+            ("LOGGP_CALIBRATE_BUDGET_MS", "6000"),
+        ],
         &app,
         &dir,
     );

@@ -353,9 +353,10 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
         };
         let peer = if p[0] == me { p[1] } else { p[0] };
         let class = class_of_world(world, peer as i32);
-        if p[0] == me && code != 0 {
-            // Stopped in an earlier round: the server of this one still waits for a
-            // command, and only its client can release it.
+        if p[0] == me && code == 2 {
+            // Failed in an earlier round: the server of this one still waits for a
+            // command, and only its client can release it. (A round stopped by its share
+            // of the budget leaves the next its own share.)
             MpiControl {
                 comm,
                 peer: peer as c_int,
