@@ -401,16 +401,8 @@ pub(crate) fn sendrecv(
     let (rc, t0, t1) = timed(func, Some((waits_on, 0)), call);
     protect(|| {
         let (class, _) = classify(comm, dest);
-        let send = if class == Class::ProcNull {
-            0
-        } else {
-            msg_bytes(send_count, send_dt)
-        };
-        let recv = if source == mpi::proc_null() {
-            0
-        } else {
-            msg_bytes(recv_count, recv_dt)
-        };
+        let (send, recv) =
+            sendrecv_bytes(class, (send_count, send_dt), source, (recv_count, recv_dt));
         record(
             func,
             Mode::Sendrecv,
@@ -447,21 +439,34 @@ pub(crate) fn isendrecv(
     let t1 = now();
     protect(|| {
         let (class, peer) = classify(comm, dest);
-        let send = if class == Class::ProcNull {
-            0
-        } else {
-            msg_bytes(send_count, send_dt)
-        };
-        let recv = if source == mpi::proc_null() {
-            0
-        } else {
-            msg_bytes(recv_count, recv_dt)
-        };
+        let (send, recv) =
+            sendrecv_bytes(class, (send_count, send_dt), source, (recv_count, recv_dt));
         let mode = Mode::Isendrecv;
         record(func, mode, class, send, send + recv, t1.wrapping_sub(t0));
         track(rc, request, mode, class, peer, send, false, t0, comm);
     });
     rc
+}
+
+/// Bytes sent and received by a send-receive: none towards or from MPI_PROC_NULL.
+#[inline(always)]
+fn sendrecv_bytes(
+    class: Class,
+    send: (i64, MPI_Datatype),
+    source: c_int,
+    recv: (i64, MPI_Datatype),
+) -> (u64, u64) {
+    let sent = if class == Class::ProcNull {
+        0
+    } else {
+        msg_bytes(send.0, send.1)
+    };
+    let received = if source == mpi::proc_null() {
+        0
+    } else {
+        msg_bytes(recv.0, recv.1)
+    };
+    (sent, received)
 }
 
 /// MPI_Probe and MPI_Iprobe: no data moves; the class comes from the status.

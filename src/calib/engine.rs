@@ -500,31 +500,7 @@ mod tests {
     }
 
     fn one_measurement() -> (f64, f64, bool) {
-        let (a_tx, b_rx) = channel();
-        let (b_tx, a_rx) = channel();
-        let (ca_tx, cb_rx) = channel();
-        let (cb_tx, ca_rx) = channel();
-        let server = std::thread::spawn(move || {
-            let mut t = Chan {
-                tx: b_tx,
-                rx: b_rx,
-                stop: false,
-            };
-            let mut c = Ctl {
-                tx: cb_tx,
-                rx: cb_rx,
-            };
-            serve(&mut t, &mut c);
-        });
-        let mut t = Chan {
-            tx: a_tx,
-            rx: a_rx,
-            stop: false,
-        };
-        let mut ctl = Ctl {
-            tx: ca_tx,
-            rx: ca_rx,
-        };
+        let (mut t, mut ctl, server) = pair();
         let mut c = Client::new(&mut t, &mut ctl, u64::MAX);
         let p = measure_point(&mut c, 8, 1000, 5).unwrap();
         c.done();
