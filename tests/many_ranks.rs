@@ -45,22 +45,8 @@ fn ring(np: usize) {
         assert_eq!(count("MPI_Send"), send, "rank {} MPI_Send", k.rank);
         assert_eq!(count("MPI_Recv"), recv, "rank {} MPI_Recv", k.rank);
     }
-    let c = &r.calibration;
-    let took_ms = c.duration_ns.expect("a calibration duration") / 1e6;
-    println!("{np} ranks: calibration {took_ms:.0} ms: {}", c.status);
-    assert!(
-        took_ms <= 2000.0 * 1.05,
-        "{np} ranks: the 2000 ms quick calibration took {took_ms:.0} ms: {}",
-        c.status
-    );
-    assert!(
-        ["done", "disturbed: ", "stopped: "]
-            .iter()
-            .any(|p| c.status.starts_with(p)),
-        "{}",
-        c.status
-    );
-    assert_eq!(c.pairs.len(), np / 2, "every rank in a pair");
+    assert_calibration_within(&r, 2000.0, &format!("{np} ranks"));
+    assert_eq!(r.calibration.pairs.len(), np / 2, "every rank in a pair");
 }
 
 #[test]

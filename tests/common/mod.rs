@@ -324,3 +324,24 @@ pub fn run_warnings(r: &Report) -> Vec<String> {
         .cloned()
         .collect()
 }
+
+/// Issue 13 §7: the calibration ended within its budget plus 5 %, in a state that says
+/// so ("done", "disturbed: …" or "stopped: …", never a failure). `what` names the job.
+#[allow(dead_code)]
+pub fn assert_calibration_within(r: &Report, budget_ms: f64, what: &str) {
+    let c = &r.calibration;
+    let took_ms = c.duration_ns.expect("a calibration duration") / 1e6;
+    println!("{what}: calibration {took_ms:.0} ms: {}", c.status);
+    assert!(
+        took_ms <= budget_ms * 1.05,
+        "{what}: {took_ms:.0} ms for a budget of {budget_ms} ms: {}",
+        c.status
+    );
+    assert!(
+        ["done", "disturbed: ", "stopped: "]
+            .iter()
+            .any(|p| c.status.starts_with(p)),
+        "{what}: {}",
+        c.status
+    );
+}
