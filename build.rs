@@ -114,6 +114,24 @@ fn main() {
     }
     cc_build.compile("loggp_consts");
 
+    // The raw UCT transport (issue 12) is compiled where UCX's headers are found; libuct is
+    // loaded at run time, so the shim carries no link-time dependency on UCX.
+    println!("cargo:rerun-if-changed=src/raw/uct.c");
+    println!("cargo:rerun-if-env-changed=UCX_HOME");
+    println!("cargo:rustc-check-cfg=cfg(have_uct)");
+    if let Some(dir) = uct_include_dir(&flags.include_dirs) {
+        println!(
+            "cargo:rerun-if-changed={}",
+            dir.join("uct/api/uct.h").display()
+        );
+        cc::Build::new()
+            .file("src/raw/uct.c")
+            .include(&dir)
+            .warnings(true)
+            .compile("loggp_uct");
+        println!("cargo:rustc-cfg=have_uct");
+    }
+
     let mut bg = bindgen::Builder::default()
         .header("include/loggp_mpi.h")
         .allowlist_function("PMPI_.*")
@@ -134,6 +152,31 @@ fn main() {
     let bindings = bg.generate().expect("loggp: bindgen failed on mpi.h");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("mpi_bindings.rs");
     bindings.write_to_file(&out).expect("write bindings");
+}
+
+/// Where `uct/api/uct.h` is: `$UCX_HOME/include`, pkg-config's ucx, the MPI's include
+/// path, the system's.
+fn uct_include_dir(mpi_dirs: &[PathBuf]) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = vec![];
+    if let Ok(h) = env::var("UCX_HOME") {
+        dirs.push(Path::new(&h).join("include"));
+    }
+    if let Ok(o) = Command::new("pkg-config")
+        .args(["--cflags-only-I", "ucx"])
+        .output()
+    {
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        dirs.extend(
+            text.split_whitespace()
+                .filter_map(|f| f.strip_prefix("-I"))
+                .map(PathBuf::from),
+        );
+    }
+    dirs.extend(mpi_dirs.iter().cloned());
+    dirs.push("/usr/include".into());
+    dirs.push("/usr/local/include".into());
+    dirs.into_iter()
+        .find(|d| d.join("uct/api/uct.h").exists() && d.join("ucs/async/async_fwd.h").exists())
 }
 
 /// mpi.h and the headers it includes from its own directory (MPICH declares its

@@ -36,8 +36,9 @@ pub struct Settings {
     pub model_penalty: f64,
     /// Largest message size probed (None: 1 MiB quick, 16 MiB full).
     pub calibrate_max_bytes: Option<usize>,
-    /// Raw transports calibrated beneath MPI: None = auto (shm inside a node; verbs
-    /// across nodes where an RDMA device exists, else tcp); Some(empty) = off.
+    /// Raw transports calibrated beneath MPI: None = auto (UCT where the MPI runs over
+    /// UCX; else shm inside a node, and across nodes verbs through UCT where an RDMA
+    /// device exists, else tcp); Some(empty) = off.
     pub raw: Option<Vec<String>>,
     /// Testing aid: make the shim fail on purpose at one place (`comm_translate`,
     /// `finalize`), to check that a fault stops profiling and nothing else.
@@ -85,7 +86,17 @@ impl Calibrate {
 }
 
 /// The raw transports `LOGGP_RAW` accepts.
-pub const RAW_TRANSPORTS: [&str; 3] = ["shm", "tcp", "verbs"];
+pub const RAW_TRANSPORTS: [&str; 4] = ["shm", "tcp", "ucx", "verbs"];
+
+/// One `LOGGP_RAW` entry: a transport, or `ucx:<tl>` with a UCT transport name.
+fn raw_entry_ok(m: &str) -> bool {
+    RAW_TRANSPORTS.contains(&m)
+        || m.strip_prefix("ucx:").is_some_and(|tl| {
+            !tl.is_empty()
+                && tl.len() <= 16
+                && tl.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        })
+}
 
 impl Settings {
     pub fn budget_ms(&self) -> u64 {
@@ -285,13 +296,13 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
         match list.iter().map(String::as_str).collect::<Vec<_>>()[..] {
             ["auto"] => s.raw = None,
             ["off"] => s.raw = Some(vec![]),
-            ref l if !l.is_empty() && l.iter().all(|m| RAW_TRANSPORTS.contains(m)) => {
+            ref l if !l.is_empty() && l.iter().all(|m| raw_entry_ok(m)) => {
                 s.raw = Some(list.clone())
             }
             _ => bad(
                 "LOGGP_RAW",
                 &v,
-                "auto, off, or a comma list of shm, tcp, verbs",
+                "auto, off, or a comma list of shm, tcp, ucx, ucx:<UCT transport> (e.g. ucx:posix, ucx:tcp, ucx:rc_verbs), verbs",
                 "auto".into(),
             ),
         }
@@ -455,7 +466,7 @@ pub fn describe(s: &Settings) -> Vec<Described> {
         },
         Described {
             name: "LOGGP_RAW",
-            accepts: "auto|off|shm,tcp,verbs",
+            accepts: "auto|off|shm,tcp,ucx,ucx:<tl>,verbs",
             default: "auto".into(),
             value: match &s.raw {
                 None => "auto".into(),

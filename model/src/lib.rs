@@ -135,9 +135,14 @@ pub fn estimate(r: &mut Report, s: &Settings) {
             .zip(&mpi_fits)
             .find(|(m, _)| m.peer_class == raw.peer_class && m.mode == "send")
         {
+            // Named with the UCT transport where there is one: a job can hold two.
+            let transport = match &raw.tl {
+                Some(tl) => format!("{}:{tl}", raw.transport),
+                None => raw.transport.clone(),
+            };
             r.mpi_overhead.extend(overhead::overhead(
                 &raw.peer_class,
-                &raw.transport,
+                &transport,
                 (mf, &m.points),
                 (rf, &raw.points),
             ));

@@ -196,6 +196,17 @@ pub struct RawSet {
     pub transport: String,
     pub peer_class: String,
     pub status: String,
+    /// UCT (transport `ucx`, or `verbs` through UCT): the UCT transport used (`posix`,
+    /// `tcp`, `rc_verbs`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tl: Option<String>,
+    /// UCT: the device (`memory`, `eth0`, `mlx5_0:1`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// How the set was measured where it says more than the transport's name (UCT: which
+    /// operation carried which sizes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The n of PRTT(n, d, s) (0 in reports before 0.2: 16 was used).
     pub n: u64,
     /// Switches located to the byte by bisection (see CalibrationSet).

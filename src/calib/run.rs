@@ -75,6 +75,10 @@ pub struct RawResult {
     pub transport: String,
     pub status: String,
     pub result: ModeResult,
+    /// UCT: the transport and device used, and which operation carried which sizes.
+    pub tl: Option<String>,
+    pub device: Option<String>,
+    pub note: Option<String>,
 }
 
 static OUTCOME: Mutex<Option<Outcome>> = Mutex::new(None);
@@ -346,6 +350,10 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
         reps,
         modes: &modes,
         raw: s.raw.as_deref(),
+        mpi_over_ucx: matches!(
+            super::knob::transport_component().as_deref(),
+            Some("pml ucx") | Some("ucx")
+        ),
     };
     for (i, round) in rounds.iter().enumerate() {
         let Some(p) = round.iter().find(|p| p.contains(&me)) else {
@@ -468,6 +476,8 @@ struct Plan<'a> {
     reps: u64,
     modes: &'a [String],
     raw: Option<&'a [String]>,
+    /// The MPI's point-to-point traffic runs over UCX (pml ucx, ch4:ucx).
+    mpi_over_ucx: bool,
 }
 
 impl Plan<'_> {
@@ -512,7 +522,7 @@ fn drive_pair(
         .copied()
         .filter(|m| plan.modes.iter().any(|x| x == m))
         .collect();
-    let raws = crate::raw::plan(plan.raw, class == Class::IntraNode);
+    let raws = crate::raw::plan(plan.raw, class == Class::IntraNode, plan.mpi_over_ucx);
     let mut parts_left = (modes.len() + raws.iter().filter(|r| r.1.is_ok()).count()) as u64;
     let mut share = || {
         let now_ns = crate::clock::monotonic_raw_ns();
@@ -563,7 +573,7 @@ fn drive_pair(
     // The raw transports, with what is left of the budget.
     for (name, how) in raws {
         let mut r = RawResult {
-            transport: name.into(),
+            transport: name,
             ..Default::default()
         };
         match how {
@@ -573,10 +583,12 @@ fn drive_pair(
             Ok(_) if planned.is_some() => r.status =
                 "skipped: the budget did not cover the MPI calibration's schedule (see warnings)"
                     .into(),
-            Ok(id) => {
+            Ok(raw) => {
                 let (status, m) = raw_client(
                     &mut ctl,
-                    id,
+                    &raw,
+                    class == Class::InterNode,
+                    &mut r,
                     plan.max_size,
                     &plan.sizes,
                     plan.n,
@@ -611,7 +623,7 @@ fn serve_pair(plan: &Plan, peer: u32, same_host: bool) {
                 let mut t = plan.transport(peer, mode);
                 serve(&mut t, &mut ctl);
             }
-            RAW_BEGIN => raw_server(&mut ctl, w[1], plan.max_size, same_host),
+            RAW_BEGIN => raw_server(&mut ctl, w, plan.max_size, same_host),
             _ => break,
         }
     }
@@ -660,21 +672,28 @@ fn involuntary_switches() -> i64 {
 #[allow(clippy::too_many_arguments)]
 fn raw_client(
     ctl: &mut MpiControl,
-    id: u64,
+    raw: &crate::raw::Raw,
+    inter: bool,
+    entry: &mut RawResult,
     max_size: usize,
     sizes: &[usize],
     n: u64,
     reps: u64,
     deadline: u64,
 ) -> (String, ModeResult) {
-    let name = crate::raw::name(id);
+    let name = entry.transport.clone();
+    let name = name.as_str();
     if crate::clock::monotonic_raw_ns() > deadline {
         return (
             "skipped: the calibration budget was spent".into(),
             ModeResult::default(),
         );
     }
-    if !ctl.send_words(&[RAW_BEGIN, id, 0, 0]) {
+    let tl = match raw {
+        crate::raw::Raw::Ucx(tl) => crate::raw::ucx::pack_name(tl),
+        _ => [0, 0],
+    };
+    if !ctl.send_words(&[RAW_BEGIN, raw.id() | (inter as u64) << 8, tl[0], tl[1]]) {
         return (
             "failed: control message failed".into(),
             ModeResult::default(),
@@ -695,12 +714,21 @@ fn raw_client(
         c.done();
         r
     }
-    let (m, stop) = match id {
-        crate::raw::SHM => match crate::raw::shm::connect_client(ctl, max_size, attempt) {
+    let (m, stop) = match raw {
+        crate::raw::Raw::Shm => match crate::raw::shm::connect_client(ctl, max_size, attempt) {
             Ok(mut t) => probe(&mut t, ctl, name, sizes, (n, reps), deadline),
             Err(e) => return (format!("failed: {e}"), ModeResult::default()),
         },
-        _ => match crate::raw::tcp::connect_client(ctl, max_size) {
+        crate::raw::Raw::Ucx(_) => match crate::raw::ucx::connect_client(ctl, inter, max_size) {
+            Ok(mut t) => {
+                entry.tl = Some(t.tl());
+                entry.device = Some(t.device());
+                entry.note = Some(format!("UCT {}/{}: {}", t.tl(), t.device(), t.describe()));
+                probe(&mut t, ctl, name, sizes, (n, reps), deadline)
+            }
+            Err(e) => return (format!("failed: {e}"), ModeResult::default()),
+        },
+        crate::raw::Raw::Tcp => match crate::raw::tcp::connect_client(ctl, max_size) {
             Ok(mut t) => probe(&mut t, ctl, name, sizes, (n, reps), deadline),
             Err(e) => return (format!("failed: {e}"), ModeResult::default()),
         },
@@ -722,8 +750,15 @@ fn raw_client(
 }
 
 /// Server side of one raw transport.
-fn raw_server(ctl: &mut MpiControl, id: u64, max_size: usize, same_host: bool) {
-    match id {
+fn raw_server(ctl: &mut MpiControl, w: [u64; 4], max_size: usize, same_host: bool) {
+    match w[1] & 0xff {
+        crate::raw::UCX => {
+            let tl = crate::raw::ucx::unpack_name([w[2], w[3]]);
+            let inter = w[1] >> 8 & 1 == 1;
+            if let Ok(mut t) = crate::raw::ucx::connect_server(ctl, &tl, inter, max_size) {
+                serve(&mut t, ctl);
+            }
+        }
         crate::raw::SHM => {
             if let Ok(mut t) = crate::raw::shm::connect_server(ctl, max_size) {
                 serve(&mut t, ctl);

@@ -217,6 +217,16 @@ pub fn threshold_table(r: &Report) -> Option<Table> {
     Some(t)
 }
 
+/// A raw set's name with the UCT transport and device where it ran over UCT
+/// (`ucx:posix/memory`).
+fn raw_name(s: &loggp_report::RawSet) -> String {
+    match (&s.tl, &s.device) {
+        (Some(tl), Some(dev)) => format!("{}:{tl}/{dev}", s.transport),
+        (Some(tl), None) => format!("{}:{tl}", s.transport),
+        _ => s.transport.clone(),
+    }
+}
+
 pub fn raw_tables(r: &Report) -> Vec<Table> {
     let mut out = vec![];
     if r.calibration.raw.is_empty() {
@@ -228,15 +238,18 @@ pub fn raw_tables(r: &Report) -> Vec<Table> {
     );
     for s in &r.calibration.raw {
         st.row(vec![
-            s.transport.clone(),
+            raw_name(s),
             s.peer_class.clone(),
-            s.status.clone(),
+            match &s.note {
+                Some(n) => format!("{}; {n}", s.status),
+                None => s.status.clone(),
+            },
         ]);
     }
     out.push(st);
     for s in r.calibration.raw.iter().filter(|s| !s.ranges.is_empty()) {
         let mut t = Table::new(
-            format!("Raw {} — {}", s.transport, s.peer_class),
+            format!("Raw {} — {}", raw_name(s), s.peer_class),
             &["size (B)", "L", "o_s", "o_r", "g", "G"],
         );
         for x in &s.ranges {
