@@ -167,12 +167,6 @@ fn openmpi_vader_has_exactly_two_switches_in_9_of_10_calibrations() {
     assert!(moved >= 2, "at 8192: {seen:?}");
 }
 
-const PML_UCX: [(&str, &str); 3] = [
-    ("OMPI_MCA_pml", "ucx"),
-    ("OMPI_MCA_pml_ucx_tls", "any"),
-    ("OMPI_MCA_pml_ucx_devices", "any"),
-];
-
 /// Open MPI's pml ucx: blocking sends switch at UCX's threshold for them, the cross-check
 /// names UCX's variable (never vader's), and a numeric UCX_RNDV_THRESH moves the switch.
 #[test]

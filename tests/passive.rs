@@ -52,6 +52,33 @@ fn blocking_exchange_brackets_the_eager_limit() {
     }
 }
 
+/// Open MPI's pml ucx (issue 12): blocking sends switch at the smaller of UCX's two
+/// thresholds; with UCX_RNDV_THRESH=16384 the switch is 16383, and the passive bracket of
+/// the application's own blocking sends contains what the calibration found.
+#[test]
+fn blocking_exchange_brackets_the_ucx_threshold_under_pml_ucx() {
+    let mut env: Vec<(&str, &str)> = PML_UCX.to_vec();
+    env.push(("UCX_RNDV_THRESH", "16384"));
+    env.push(("LOGGP_RAW", "off"));
+    let r = job(Mpi::OpenMpi, "exchange.c", &env, "passive_exchange_pml_ucx");
+    let t = r
+        .thresholds
+        .iter()
+        .find(|t| t.peer_class == "intra_node" && t.mode == "send")
+        .unwrap();
+    let active = t.active_bytes.expect("active limit");
+    assert!((16384 - 128..=16384).contains(&active), "active {active}");
+    let (lo, hi) = (
+        t.passive_lo_bytes.expect("bracket lo"),
+        t.passive_hi_bytes.expect("bracket hi"),
+    );
+    assert!(
+        lo <= active && active < hi,
+        "passive [{lo}, {hi}] vs active {active}"
+    );
+    assert!(hi - lo < active / 8, "[{lo}, {hi}]");
+}
+
 /// The halo-style exchange of examples/demo.c (Isend/Irecv/Waitall and Send/Recv, 8 B –
 /// 256 KiB): ranges, o_s and the model check are reported; no g (no back-to-back sends to
 /// one peer in one mode).

@@ -197,3 +197,175 @@ fn no_segment_left_after_a_kill_during_calibration() {
         );
     }
 }
+
+/// Whether MPI's send overhead is not below the raw transport's beyond its interval: a
+/// number (above zero by construction), or null with a note whose interval reaches zero.
+fn os_not_below_raw(o: &loggp_report::MpiOverhead) -> bool {
+    if o.send_overhead_ns.is_some() {
+        return true;
+    }
+    let note = o.note.as_deref().unwrap_or_default();
+    let hi = note
+        .split("o_s:")
+        .nth(1)
+        .and_then(|t| t.split("(interval ").nth(1))
+        .and_then(|t| t.split(')').next())
+        .and_then(|t| t.split(" … ").nth(1))
+        .and_then(|t| t.trim().parse::<f64>().ok());
+    hi.is_some_and(|h| h >= 0.0)
+}
+
+/// The raw UCT set of a report: status done, `tl` and `device` named, LogGP ranges, and
+/// MPI − raw rows named with the UCT transport.
+fn uct_set<'a>(r: &'a Report, what: &str) -> &'a loggp_report::RawSet {
+    let u = r
+        .calibration
+        .raw
+        .iter()
+        .find(|x| x.transport == "ucx")
+        .unwrap_or_else(|| panic!("{what}: no ucx set: {:?}", r.calibration.raw));
+    assert_eq!(u.status, "done", "{what}: {u:?}");
+    assert!(u.tl.is_some() && u.device.is_some(), "{what}: {u:?}");
+    assert!(u.note.as_deref().unwrap_or_default().contains("am_short"));
+    assert!(!u.ranges.is_empty() && u.points.len() >= 20, "{what}");
+    let first = &u.ranges[0];
+    for v in [first.send_overhead_ns, first.latency_ns] {
+        assert!(v.unwrap() > 0.0, "{what}: {first:?}");
+    }
+    u
+}
+
+/// Issue 12: where the MPI runs over UCX (MPICH ch4:ucx; Open MPI pml ucx), `auto`
+/// measures UCT beneath it over a shared-memory transport between the intra-node pair,
+/// names it, and reports MPI − UCT; MPI's o_s is not below UCT's beyond its interval.
+#[test]
+fn uct_beneath_mpi_over_ucx() {
+    for (mpi, env, what) in [
+        (Mpi::Mpich, vec![], "mpich ch4:ucx"),
+        (Mpi::OpenMpi, PML_UCX.to_vec(), "openmpi pml ucx"),
+    ] {
+        let r = job(mpi, &env, &format!("raw_uct_{}", mpi.name()));
+        let u = uct_set(&r, what);
+        let tl = u.tl.clone().unwrap();
+        assert!(["posix", "sysv"].contains(&tl.as_str()), "{what}: {tl}");
+        assert_eq!(u.device.as_deref(), Some("memory"));
+        let rows: Vec<_> = r
+            .mpi_overhead
+            .iter()
+            .filter(|o| o.transport == format!("ucx:{tl}"))
+            .collect();
+        assert!(!rows.is_empty(), "{what}: {:?}", r.mpi_overhead);
+        eprintln!("{what}: MPI − ucx:{tl} first row {:?}", rows[0]);
+        assert!(os_not_below_raw(rows[0]), "{what}: {:?}", rows[0]);
+    }
+}
+
+/// `LOGGP_RAW=ucx:tcp` under Open MPI's pml ucx restricted to UCX's tcp: raw UCT tcp over
+/// loopback, and MPI − ucx:tcp with MPI's o_s not below UCT's beyond its interval.
+#[test]
+fn uct_tcp_when_named() {
+    let mut env: Vec<(&str, &str)> = PML_UCX.to_vec();
+    env.extend([
+        ("UCX_TLS", "tcp,self"),
+        ("LOGGP_RAW", "ucx:tcp"),
+        ("LOGGP_CALIBRATE_BUDGET_MS", "10000"),
+    ]);
+    let r = job(Mpi::OpenMpi, &env, "raw_uct_tcp");
+    let u = uct_set(&r, "ucx:tcp");
+    assert_eq!(u.tl.as_deref(), Some("tcp"));
+    let rows: Vec<_> = r
+        .mpi_overhead
+        .iter()
+        .filter(|o| o.transport == "ucx:tcp")
+        .collect();
+    assert!(!rows.is_empty());
+    eprintln!("MPI − ucx:tcp first row {:?}", rows[0]);
+    assert!(os_not_below_raw(rows[0]), "{:?}", rows[0]);
+}
+
+/// The shim where libuct cannot be loaded (hidden in a private mount namespace), Open
+/// MPI over ob1: the job runs as without the shim, raw ucx says it is unavailable and
+/// why, and the other raw transport is still measured.
+#[test]
+fn uct_hidden_is_unavailable_and_the_job_runs_unchanged() {
+    // libuct made unloadable inside a private mount namespace: /dev/null over the file.
+    let lib = std::fs::canonicalize("/usr/lib/x86_64-linux-gnu/libuct.so.0");
+    let Ok(lib) = lib else {
+        eprintln!("SKIPPED: libuct.so.0 is not where Debian puts it");
+        return;
+    };
+    let probe = Command::new("unshare")
+        .args(["-m", "sh", "-c"])
+        .arg(format!("mount --bind /dev/null {}", lib.display()))
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("SKIPPED: no private mount namespace here (needs root and unshare)");
+        return;
+    }
+    let dir = scratch("raw_uct_hidden");
+    let prog = compile(Mpi::OpenMpi, "p2p_all.c", &[]);
+    let report = dir.join("r.json");
+    let go = |shim: bool| {
+        let mut r = Run::new(2, shim)
+            .env("OMPI_MCA_pml", "ob1")
+            .env("LOGGP_RAW", "ucx,shm");
+        if shim {
+            r = r.env("LOGGP_REPORT", report.to_str().unwrap());
+        }
+        let mut c = command(Mpi::OpenMpi, &r, &prog, &[], &dir);
+        let line = std::iter::once(c.get_program().to_string_lossy().into_owned())
+            .chain(c.get_args().map(|a| format!("'{}'", a.to_string_lossy())))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut u = Command::new("unshare");
+        u.args(["-m", "sh", "-c"])
+            .arg(format!(
+                "mount --bind /dev/null {} && exec {line}",
+                lib.display()
+            ))
+            .current_dir(&dir)
+            .envs(c.get_envs().filter_map(|(k, v)| Some((k, v?))));
+        c = u;
+        c.output().unwrap()
+    };
+    let (plain, shim) = (go(false), go(true));
+    assert_eq!(plain.status.code(), shim.status.code(), "{}", stderr(&shim));
+    assert_eq!(
+        observations(&stdout(&plain)),
+        observations(&stdout(&shim)),
+        "output changed under the shim"
+    );
+    let r = read_report(&report);
+    let u = r
+        .calibration
+        .raw
+        .iter()
+        .find(|x| x.transport == "ucx")
+        .expect("ucx is never silently absent");
+    assert!(
+        u.status.starts_with("unavailable: ") && u.status.contains("libuct"),
+        "{}",
+        u.status
+    );
+    let shm = r.calibration.raw.iter().find(|x| x.transport == "shm");
+    assert_eq!(shm.map(|s| s.status.as_str()), Some("done"));
+}
+
+/// Where an RDMA device exists, verbs is measured through UCT's verbs transports.
+#[test]
+fn verbs_through_uct_where_a_device_exists() {
+    if !std::path::Path::new("/sys/class/infiniband").exists() {
+        eprintln!(
+            "SKIPPED: no RDMA device (/sys/class/infiniband absent): verbs cannot be measured here"
+        );
+        return;
+    }
+    let r = job(Mpi::OpenMpi, &[("LOGGP_RAW", "verbs")], "raw_verbs_uct");
+    let v = &r.calibration.raw[0];
+    assert_eq!(v.status, "done", "{v:?}");
+    let tl = v.tl.clone().unwrap_or_default();
+    assert!(
+        ["rc_mlx5", "dc_mlx5", "rc_verbs", "ud_mlx5", "ud_verbs"].contains(&tl.as_str()),
+        "{tl}"
+    );
+}

@@ -434,3 +434,55 @@ fn full_calibration_over_a_slow_link_holds_its_budget() {
     assert!(note.contains("sizes measured up to"), "{note}");
     eprintln!("{note}");
 }
+
+/// Issue 12: raw UCT tcp between two hosts at 200 Mbit/s, under Open MPI's pml ucx over
+/// UCX's tcp: G within 10 % of the link rate with framing, and MPI − ucx:tcp reported.
+#[test]
+fn uct_tcp_at_200_mbit_gives_the_link_rate() {
+    let Some(_hosts) = Hosts::up_at(Some("200mbit")) else {
+        return;
+    };
+    let dir = scratch("topology_uct_tcp");
+    let prog = compile(Mpi::OpenMpi, "init_only.c", &[]);
+    let report = dir.join("r.json");
+    let rep = report.display().to_string();
+    let env = [
+        ("LOGGP_REPORT", rep.as_str()),
+        ("LOGGP_RAW", "ucx:tcp"),
+        ("LOGGP_CALIBRATE_MAX_BYTES", "131072"),
+        ("LOGGP_CALIBRATE_BUDGET_MS", "120000"),
+        ("UCX_TLS", "tcp,self"),
+    ];
+    let o = run_two_hosts(
+        "lg-h1,lg-h2",
+        "-np 2 --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any",
+        &env,
+        &prog.display().to_string(),
+        &dir,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_report(&report);
+    let u = r
+        .calibration
+        .raw
+        .iter()
+        .find(|x| x.transport == "ucx" && x.peer_class == "inter_node")
+        .expect("raw ucx set");
+    assert_eq!(u.status, "done", "{u:?}");
+    assert_eq!(u.tl.as_deref(), Some("tcp"));
+    assert_eq!(
+        u.device.as_deref(),
+        Some("lg-veth1"),
+        "the link, not loopback"
+    );
+    let g = u
+        .ranges
+        .iter()
+        .rev()
+        .find_map(|x| x.gap_per_byte_ns)
+        .unwrap_or_else(|| panic!("no raw ucx range with a G: {:?}", u.ranges));
+    let link = 8.0 / 200e6 * 1e9 * 1.045;
+    eprintln!("raw ucx:tcp G {g:.2} ns/B, link {link:.2} ns/B");
+    assert!((g - link).abs() / link < 0.10, "G {g} against {link}");
+    assert!(r.mpi_overhead.iter().any(|o| o.transport == "ucx:tcp"));
+}

@@ -12,10 +12,23 @@ fn p2p_all(mpi: Mpi, np: usize) {
 /// the shim, and the report's counts, bytes and request lifecycles equal the program's
 /// own (`EXPECT` / `EXPECTREQ` lines), over at least `functions` functions.
 fn every_call(mpi: Mpi, np: usize, src: &str, functions: usize) {
+    every_call_with(mpi, np, src, functions, &[], "")
+}
+
+/// `every_call` with settings for the MPI (both runs), `tag` naming the configuration.
+fn every_call_with(
+    mpi: Mpi,
+    np: usize,
+    src: &str,
+    functions: usize,
+    env: &[(&str, &str)],
+    tag: &str,
+) {
     let stem = src.trim_end_matches(".c");
-    let dir = scratch(&format!("{stem}_{}_{np}", mpi.name()));
+    let dir = scratch(&format!("{stem}_{}{tag}_{np}", mpi.name()));
     let prog = compile(mpi, src, &[]);
-    let plain = run(mpi, &Run::new(np, false), &prog, &[], &dir);
+    let with = |r: Run| env.iter().fold(r, |r, (k, v)| r.env(k, v));
+    let plain = run(mpi, &with(Run::new(np, false)), &prog, &[], &dir);
     assert!(
         plain.status.success(),
         "plain run failed: {}",
@@ -24,7 +37,7 @@ fn every_call(mpi: Mpi, np: usize, src: &str, functions: usize) {
     let report = dir.join("r.json");
     let shim = run(
         mpi,
-        &Run::new(np, true).env("LOGGP_REPORT", report.to_str().unwrap()),
+        &with(Run::new(np, true)).env("LOGGP_REPORT", report.to_str().unwrap()),
         &prog,
         &[],
         &dir,
@@ -73,6 +86,12 @@ fn p2p_all_openmpi_2() {
 fn p2p_all_openmpi_4() {
     p2p_all(Mpi::OpenMpi, 4);
 }
+/// Open MPI's pml ucx (issue 12): the same counts, bytes and behaviour.
+#[test]
+fn p2p_all_openmpi_pml_ucx_2() {
+    every_call_with(Mpi::OpenMpi, 2, "p2p_all.c", 35, &PML_UCX, "_pml_ucx");
+}
+
 #[test]
 fn p2p_all_mpich_2() {
     p2p_all(Mpi::Mpich, 2);

@@ -105,12 +105,15 @@ static void say(char *why, size_t n, const char *fmt, ...) {
 int lg_uct_load(char *why, size_t n) {
     if (!L.tried) {
         L.tried = 1;
-        void *uct = dlopen("libuct.so.0", RTLD_NOW | RTLD_LOCAL);
-        void *ucs = dlopen("libucs.so.0", RTLD_NOW | RTLD_LOCAL);
+        const char *e = NULL;
+        void *uct = dlopen("libuct.so.0", RTLD_NOW | RTLD_LOCAL), *ucs = NULL;
+        if (!uct)
+            e = dlerror();
+        else if (!(ucs = dlopen("libucs.so.0", RTLD_NOW | RTLD_LOCAL)))
+            e = dlerror();
         if (!uct || !ucs) {
-            const char *e = dlerror();
-            snprintf(L.why, sizeof L.why, "libuct.so.0 could not be loaded (%s)",
-                     e ? e : "not found");
+            snprintf(L.why, sizeof L.why, "%s could not be loaded (%s)",
+                     uct ? "libucs.so.0" : "libuct.so.0", e ? e : "not found");
         } else {
             int miss = 0;
 #define SYM(lib, name)                                                                     \

@@ -14,6 +14,14 @@ pub enum Mpi {
 
 pub const BOTH: [Mpi; 2] = [Mpi::OpenMpi, Mpi::Mpich];
 
+/// Open MPI with pml ucx (its default on RDMA clusters); without an RDMA device it needs
+/// leave to use UCX's other transports.
+pub const PML_UCX: [(&str, &str); 3] = [
+    ("OMPI_MCA_pml", "ucx"),
+    ("OMPI_MCA_pml_ucx_tls", "any"),
+    ("OMPI_MCA_pml_ucx_devices", "any"),
+];
+
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
