@@ -6,7 +6,7 @@
 # environment-modules (the installed module file is loaded in a test), slurm-wlm and munge
 # (a single-node Slurm started by a test, scripts/slurm-local.sh).
 set -euo pipefail
-pkgs=(openmpi-bin libopenmpi-dev mpich libmpich-dev libclang-dev clang gcc gfortran
+pkgs=(openmpi-bin libopenmpi-dev mpich libmpich-dev libucx-dev libclang-dev clang gcc gfortran
       python3-mpi4py netpipe-openmpi netpipe-mpich2 pkg-config ca-certificates
       chromium hpcc python3-jsonschema environment-modules slurm-wlm munge)
 missing=()

@@ -390,6 +390,141 @@ fn memory_note(name: &str) -> String {
     }
 }
 
+/// What the job's messages of one peer class would cost at the raw transport's round
+/// trips instead of MPI's: the share of that time MPI adds (issue 14). Priced as the
+/// advice is: each message PRTT(1,0,s) of the pair's time, both sides interpolated between
+/// the sizes both measured (no extrapolation), over the send modes' passive bins.
+#[derive(Clone, Debug, Serialize)]
+pub struct RawShare {
+    pub peer_class: String,
+    pub transport: String,
+    /// Messages priced, and those outside the sizes both calibrations measured.
+    pub messages: u64,
+    pub messages_not_priced: u64,
+    pub observed_ns: f64,
+    pub predicted_mpi_ns: f64,
+    pub predicted_raw_ns: f64,
+    /// 1 − raw / MPI over the priced messages: the part of the time MPI adds. Null where
+    /// the raw transport's round trips are the longer (the note says so).
+    pub mpi_share: Option<f64>,
+    pub note: Option<String>,
+}
+
+/// One raw-share line per (peer class, raw transport with points).
+pub fn raw_share(r: &Report) -> Vec<RawShare> {
+    let mut out = vec![];
+    for raw in &r.calibration.raw {
+        let Some(mpi) = r
+            .calibration
+            .mpi
+            .iter()
+            .find(|m| m.peer_class == raw.peer_class && m.mode == "send")
+        else {
+            continue;
+        };
+        let pts = |p: &[Point]| -> Vec<(f64, f64)> {
+            p.iter()
+                .filter_map(|q| Some((q.size_bytes as f64, q.prtt_1_0_ns?)))
+                .collect()
+        };
+        let (mp, rp) = (pts(&mpi.points), pts(&raw.points));
+        if mp.len() < 2 || rp.len() < 2 {
+            continue;
+        }
+        let top = |v: &[(f64, f64)]| v.iter().map(|x| x.0).fold(0.0, f64::max);
+        let hi = top(&mp).min(top(&rp));
+        let mut line = RawShare {
+            peer_class: raw.peer_class.clone(),
+            transport: match &raw.tl {
+                Some(tl) => format!("{}:{tl}", raw.transport),
+                None => raw.transport.clone(),
+            },
+            messages: 0,
+            messages_not_priced: 0,
+            observed_ns: 0.0,
+            predicted_mpi_ns: 0.0,
+            predicted_raw_ns: 0.0,
+            mpi_share: None,
+            note: None,
+        };
+        for p in r
+            .passive
+            .iter()
+            .filter(|p| p.peer_class == raw.peer_class && crate::passive::is_send(&p.mode))
+        {
+            for b in p.bins.iter().filter(|b| b.count > 0) {
+                let s = (b.smallest_bytes as f64 * b.largest_bytes.max(1) as f64).sqrt();
+                match (s <= hi)
+                    .then(|| Some((interpolate(&mp, s)?, interpolate(&rp, s)?)))
+                    .flatten()
+                {
+                    Some((m, w)) => {
+                        line.messages += b.count;
+                        line.predicted_mpi_ns += m * b.count as f64;
+                        line.predicted_raw_ns += w * b.count as f64;
+                        line.observed_ns += b.mean_ns.unwrap_or(0.0) * b.count as f64;
+                    }
+                    None => line.messages_not_priced += b.count,
+                }
+            }
+        }
+        if line.messages == 0 || line.predicted_mpi_ns <= 0.0 {
+            continue;
+        }
+        let share = 1.0 - line.predicted_raw_ns / line.predicted_mpi_ns;
+        if share >= 0.0 {
+            line.mpi_share = Some(share);
+        } else {
+            line.note = Some(format!(
+                "the raw transport's round trips are {:.0} % longer than MPI's for these messages: MPI adds nothing measurable here",
+                -100.0 * share
+            ));
+        }
+        out.push(line);
+    }
+    out
+}
+
+/// A rank whose time in MPI stands out from the others'.
+#[derive(Clone, Debug, Serialize)]
+pub struct Standout {
+    pub rank: u32,
+    pub host: String,
+    pub time_in_mpi_ns: f64,
+    pub median_ns: f64,
+    /// (time − median) / (1.4826 · MAD): how many robust standard deviations away.
+    pub robust_z: f64,
+}
+
+/// Ranks whose time in MPI lies more than 3.5 robust standard deviations (median
+/// absolute deviation, Iglewicz–Hoaglin) and 20 % from the median, in a job of 4 ranks
+/// or more; the largest first.
+pub fn standout_ranks(r: &Report) -> Vec<Standout> {
+    if r.ranks.len() < 4 {
+        return vec![];
+    }
+    let t: Vec<f64> = r.ranks.iter().map(|k| k.time_in_mpi_ns).collect();
+    let Some(med) = median(&t) else {
+        return vec![];
+    };
+    let dev: Vec<f64> = t.iter().map(|x| (x - med).abs()).collect();
+    let mad = median(&dev).unwrap_or(0.0).max(med * 0.01).max(1.0);
+    let mut out: Vec<Standout> = r
+        .ranks
+        .iter()
+        .map(|k| Standout {
+            rank: k.rank,
+            host: k.host.clone(),
+            time_in_mpi_ns: k.time_in_mpi_ns,
+            median_ns: med,
+            robust_z: (k.time_in_mpi_ns - med) / (1.4826 * mad),
+        })
+        .filter(|x| x.robust_z.abs() > 3.5 && (x.time_in_mpi_ns - med).abs() > 0.2 * med)
+        .collect();
+    out.sort_by(|a, b| b.robust_z.abs().total_cmp(&a.robust_z.abs()));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -483,5 +618,27 @@ mod tests {
             "{:?}",
             a[0].notes
         );
+    }
+
+    #[test]
+    fn a_rank_far_from_the_others_stands_out_and_noise_does_not() {
+        let mut r = Report::default();
+        for (k, t) in [100.0, 104.0, 98.0, 101.0, 99.0, 103.0, 102.0, 300.0]
+            .iter()
+            .enumerate()
+        {
+            r.ranks.push(loggp_report::RankEntry {
+                rank: k as u32,
+                time_in_mpi_ns: t * 1e6,
+                ..Default::default()
+            });
+        }
+        let s = standout_ranks(&r);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].rank, 7);
+        r.ranks[7].time_in_mpi_ns = 106e6;
+        assert!(standout_ranks(&r).is_empty());
+        r.ranks.truncate(3);
+        assert!(standout_ranks(&r).is_empty(), "too few ranks to say");
     }
 }

@@ -1,6 +1,7 @@
 //! `loggp advise`: what moving a protocol switch would save this job, as text or JSON
 //! (the model is `loggp_model::advise`).
-use loggp_model::advise::{advise, Advice};
+use crate::table::{fmt_ns, fmt_ns_ci, Table};
+use loggp_model::advise::{advise, raw_share, standout_ranks, Advice};
 use loggp_report::Report;
 
 fn ns(v: f64) -> String {
@@ -24,8 +25,13 @@ fn ci(c: Option<[f64; 2]>) -> String {
 /// The advice as JSON: `{"advice": [...], "notes": [...]}`.
 pub fn json(r: &Report) -> String {
     let (advice, notes) = advise(r, &loggp_model::Settings::for_report(r));
-    serde_json::to_string_pretty(&serde_json::json!({ "advice": advice, "notes": notes }))
-        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    serde_json::to_string_pretty(&serde_json::json!({
+        "advice": advice,
+        "notes": notes,
+        "raw_share": raw_share(r),
+        "standout_ranks": standout_ranks(r),
+    }))
+    .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
 /// The advice as text (also a section of `show`).
@@ -41,7 +47,116 @@ pub fn text(r: &Report) -> String {
     if advice.is_empty() {
         o += "no (class, mode) with both a calibration and traffic\n";
     }
+    for t in share_and_ranks(r) {
+        o += "\n";
+        o += &t.text();
+    }
     o
+}
+
+/// The advice as tables, for `show` and `html`: per (class, mode) the knob and its
+/// predicted saving; MPI's share over the raw transport; ranks that stand out.
+pub fn tables(r: &Report) -> Vec<Table> {
+    let (advice, _) = advise(r, &loggp_model::Settings::for_report(r));
+    let mut out = vec![];
+    if !advice.is_empty() {
+        let mut t = Table::new(
+            "Advice — protocol switches priced by the calibration (loggp advise)",
+            &[
+                "class",
+                "mode",
+                "messages",
+                "time in mode",
+                "switch (B)",
+                "advice",
+                "predicted saving",
+            ],
+        );
+        for a in &advice {
+            let (what, saving) = match (&a.setting, a.advised) {
+                (Some(s), true) => (
+                    format!(
+                        "{} = {}",
+                        s.name,
+                        s.value.map_or("?".into(), |v| v.to_string())
+                    ),
+                    fmt_ns_ci(a.predicted_saving_ns, a.predicted_saving_ns_ci),
+                ),
+                _ => (
+                    a.notes
+                        .first()
+                        .map_or("no change advised".into(), |n| n.clone()),
+                    "—".into(),
+                ),
+            };
+            t.row(vec![
+                a.peer_class.clone(),
+                a.mode.clone(),
+                a.observed_messages.to_string(),
+                fmt_ns(Some(a.observed_ns)),
+                a.current_switch_bytes.map_or("—".into(), |b| b.to_string()),
+                what,
+                saving,
+            ]);
+        }
+        t.note = Some("saving: per job, with its 95 % interval; it assumes the receiver waits for these messages (exchanges, ping-pongs); `loggp advise` gives the commands and every candidate".into());
+        out.push(t);
+    }
+    out.extend(share_and_ranks(r));
+    out
+}
+
+fn share_and_ranks(r: &Report) -> Vec<Table> {
+    let mut out = vec![];
+    let share = raw_share(r);
+    if !share.is_empty() {
+        let mut t = Table::new(
+            "The job's messages at the raw transport's round trips (the share MPI adds)",
+            &[
+                "class",
+                "raw",
+                "messages",
+                "not priced",
+                "observed",
+                "at MPI's PRTT",
+                "at raw PRTT",
+                "MPI's share",
+            ],
+        );
+        for x in &share {
+            t.row(vec![
+                x.peer_class.clone(),
+                x.transport.clone(),
+                x.messages.to_string(),
+                x.messages_not_priced.to_string(),
+                fmt_ns(Some(x.observed_ns)),
+                fmt_ns(Some(x.predicted_mpi_ns)),
+                fmt_ns(Some(x.predicted_raw_ns)),
+                x.mpi_share
+                    .map_or("— (raw slower)".into(), |v| format!("{:.0} %", 100.0 * v)),
+            ]);
+        }
+        t.note = Some("each message of the send modes priced at the pair's PRTT(1,0,s), interpolated between the sizes both calibrations measured (never extrapolated: those outside are not priced)".into());
+        out.push(t);
+    }
+    let ranks = standout_ranks(r);
+    if !ranks.is_empty() {
+        let mut t = Table::new(
+            "Ranks whose time in MPI stands out (> 3.5 robust SD and 20 % from the median)",
+            &["rank", "host", "time in MPI", "median", "robust z"],
+        );
+        for k in &ranks {
+            t.row(vec![
+                k.rank.to_string(),
+                k.host.clone(),
+                fmt_ns(Some(k.time_in_mpi_ns)),
+                fmt_ns(Some(k.median_ns)),
+                format!("{:+.1}", k.robust_z),
+            ]);
+        }
+        out.push(t);
+    }
+    out
 }
 
 fn one(a: &Advice) -> String {

@@ -461,6 +461,7 @@ pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
     v.extend(threshold_table(r));
     v.extend(raw_tables(r));
     v.extend(model_check_table(r));
+    v.extend(crate::advise::tables(r));
     v.extend(rank_table(r));
     v.extend(in_progress_table(r));
     v.extend(calls_table(r));
