@@ -20,16 +20,7 @@ fn blocking_exchange_brackets_the_eager_limit() {
             &[("OMPI_MCA_btl_vader_eager_limit", limit)],
             &format!("passive_exchange_{limit}"),
         );
-        let t = r
-            .thresholds
-            .iter()
-            .find(|t| t.peer_class == "intra_node" && t.mode == "send")
-            .unwrap();
-        let active = t.active_bytes.expect("active limit");
-        let (lo, hi) = (
-            t.passive_lo_bytes.expect("bracket lo"),
-            t.passive_hi_bytes.expect("bracket hi"),
-        );
+        let (active, lo, hi) = bracket(&r);
         assert!(
             lo <= active && active < hi,
             "limit {limit}: passive [{lo}, {hi}] vs active {active}"
@@ -61,22 +52,27 @@ fn blocking_exchange_brackets_the_ucx_threshold_under_pml_ucx() {
     env.push(("UCX_RNDV_THRESH", "16384"));
     env.push(("LOGGP_RAW", "off"));
     let r = job(Mpi::OpenMpi, "exchange.c", &env, "passive_exchange_pml_ucx");
-    let t = r
-        .thresholds
-        .iter()
-        .find(|t| t.peer_class == "intra_node" && t.mode == "send")
-        .unwrap();
-    let active = t.active_bytes.expect("active limit");
+    let (active, lo, hi) = bracket(&r);
     assert!((16384 - 128..=16384).contains(&active), "active {active}");
-    let (lo, hi) = (
-        t.passive_lo_bytes.expect("bracket lo"),
-        t.passive_hi_bytes.expect("bracket hi"),
-    );
     assert!(
         lo <= active && active < hi,
         "passive [{lo}, {hi}] vs active {active}"
     );
     assert!(hi - lo < active / 8, "[{lo}, {hi}]");
+}
+
+/// The intra-node blocking send's switch: (found by the calibration, passive bracket).
+fn bracket(r: &Report) -> (u64, u64, u64) {
+    let t = r
+        .thresholds
+        .iter()
+        .find(|t| t.peer_class == "intra_node" && t.mode == "send")
+        .unwrap();
+    (
+        t.active_bytes.expect("active limit"),
+        t.passive_lo_bytes.expect("bracket lo"),
+        t.passive_hi_bytes.expect("bracket hi"),
+    )
 }
 
 /// The halo-style exchange of examples/demo.c (Isend/Irecv/Waitall and Send/Recv, 8 B –

@@ -414,12 +414,7 @@ pub struct RawShare {
 pub fn raw_share(r: &Report) -> Vec<RawShare> {
     let mut out = vec![];
     for raw in &r.calibration.raw {
-        let Some(mpi) = r
-            .calibration
-            .mpi
-            .iter()
-            .find(|m| m.peer_class == raw.peer_class && m.mode == "send")
-        else {
+        let Some(mpi) = crate::mpi_send_set_of(r, raw) else {
             continue;
         };
         let pts = |p: &[Point]| -> Vec<(f64, f64)> {

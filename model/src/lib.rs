@@ -31,6 +31,18 @@ pub fn passive_of<'a>(
         .find(|p| p.peer_class == set.peer_class && p.mode == set.mode)
 }
 
+/// The MPI calibration set (blocking send) a raw transport's set is compared with: same
+/// pair's peer class (bell2003 §5 sets MPI beside the raw layer of the same hardware).
+pub fn mpi_send_set_of<'a>(
+    r: &'a Report,
+    raw: &loggp_report::RawSet,
+) -> Option<&'a loggp_report::CalibrationSet> {
+    r.calibration
+        .mpi
+        .iter()
+        .find(|m| m.peer_class == raw.peer_class && m.mode == "send")
+}
+
 /// The estimators' settings. Defaults are what the shim uses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {

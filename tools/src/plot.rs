@@ -329,12 +329,7 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
     }
     // bell2003 Fig. 3: overheads against the end-to-end latency, MPI and raw.
     for raw in r.calibration.raw.iter().filter(|x| !x.points.is_empty()) {
-        let Some(m) = r
-            .calibration
-            .mpi
-            .iter()
-            .find(|m| m.peer_class == raw.peer_class && m.mode == "send")
-        else {
+        let Some(m) = loggp_model::mpi_send_set_of(r, raw) else {
             continue;
         };
         let mut series = vec![];
