@@ -237,14 +237,17 @@ pub fn raw_tables(r: &Report) -> Vec<Table> {
         &["transport", "class", "status"],
     );
     for s in &r.calibration.raw {
-        st.row(vec![
-            raw_name(s),
-            s.peer_class.clone(),
-            match &s.note {
-                Some(n) => format!("{}; {n}", s.status),
-                None => s.status.clone(),
-            },
-        ]);
+        st.row(vec![raw_name(s), s.peer_class.clone(), s.status.clone()]);
+    }
+    // How the UCT sets were carried, under the table rather than in a status column.
+    let how: Vec<String> = r
+        .calibration
+        .raw
+        .iter()
+        .filter_map(|s| s.note.clone())
+        .collect();
+    if !how.is_empty() {
+        st.note = Some(how.join("; "));
     }
     out.push(st);
     for s in r.calibration.raw.iter().filter(|s| !s.ranges.is_empty()) {
