@@ -482,9 +482,16 @@ fn finalize_report(j: &JobInfo) {
             }
         });
     }
+    // All ranks enter the MPI's Finalize together, as they would without us: rank 0 comes
+    // late from the write, and under UCX 1.13's tcp transport an endpoint flushed while its
+    // peer already left for the PMI barrier is never progressed (openucx/ucx#8738; every
+    // MPICH job with UCX_TLS=tcp hung here without this barrier).
     // SAFETY: our own communicator.
     let mut c = comm;
-    unsafe { mpi::PMPI_Comm_free(&mut c) };
+    unsafe {
+        mpi::PMPI_Barrier(comm);
+        mpi::PMPI_Comm_free(&mut c)
+    };
 }
 
 fn recv_blob(comm: MPI_Comm, src: c_int) -> Option<Blob> {

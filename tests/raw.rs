@@ -285,6 +285,34 @@ fn uct_tcp_when_named() {
     assert!(os_not_below_raw(rows[0]), "{:?}", rows[0]);
 }
 
+/// MPICH over UCX restricted to tcp (`UCX_TLS=tcp`), one host: `auto` measures UCT tcp —
+/// the layer this MPI runs over — not the shared memory UCT would otherwise offer; and the
+/// job ends. Without the barrier at the end of the report merge, rank 0 entered
+/// MPI_Finalize while rank 1 had already closed its UCX endpoints, and MPI_Finalize hung
+/// in every such job (UCX 1.13's tcp transport stops progress too early: openucx/ucx#8738).
+#[test]
+fn mpich_over_ucx_tcp_measures_uct_tcp_and_finalizes() {
+    let r = job(Mpi::Mpich, &[("UCX_TLS", "tcp")], "raw_mpich_ucx_tcp");
+    let u = uct_set(&r, "mpich UCX_TLS=tcp");
+    assert_eq!(u.tl.as_deref(), Some("tcp"), "{u:?}");
+    assert!(r.mpi_overhead.iter().any(|o| o.transport == "ucx:tcp"));
+    // The hang needed no calibration: two more jobs without it, each given 60 s.
+    let dir = scratch("raw_mpich_ucx_tcp_off");
+    let prog = compile(Mpi::Mpich, "init_only.c", &[]);
+    for k in 0..2 {
+        let mut run_ = Run::new(2, true)
+            .env("UCX_TLS", "tcp")
+            .env("LOGGP_CALIBRATE", "off")
+            .env(
+                "LOGGP_REPORT",
+                dir.join(format!("r{k}.json")).to_str().unwrap(),
+            );
+        run_.timeout_s = 60;
+        let o = run(Mpi::Mpich, &run_, &prog, &[], &dir);
+        assert!(o.status.success(), "job {k}: {}", stderr(&o));
+    }
+}
+
 /// The shim where libuct cannot be loaded (hidden in a private mount namespace), Open
 /// MPI over ob1: the job runs as without the shim, raw ucx says it is unavailable and
 /// why, and the other raw transport is still measured.

@@ -402,15 +402,6 @@ fail:
 
 static int zcopy_ok(const lg_uct *u) { return u->zcopy; }
 
-/* Transports by preference: inside a node shared memory first; across nodes the verbs
- * transports (RDMA), then tcp. `want` "": by class; "verbs": the verbs ones only. */
-static const char *const INTRA[] = {"posix", "sysv", "rc_mlx5", "rc_verbs", "dc_mlx5",
-                                    "ud_mlx5", "ud_verbs", "tcp", NULL};
-static const char *const INTER[] = {"rc_mlx5", "dc_mlx5", "rc_verbs", "ud_mlx5", "ud_verbs",
-                                    "tcp", NULL};
-static const char *const VERBS[] = {"rc_mlx5", "dc_mlx5", "rc_verbs", "ud_mlx5", "ud_verbs",
-                                    NULL};
-
 /* Devices in the order to try: tcp over loopback only inside a node, and first there. */
 static int dev_rank(const lg_res *r, int inter) {
     int lo = strcmp(r->dev, "lo") == 0;
@@ -426,18 +417,23 @@ static int dev_rank(const lg_res *r, int inter) {
 lg_uct *lg_uct_open(const char *want, int inter, size_t cap, const uint8_t *peer,
                     size_t peer_len, char *why, size_t n) {
     lg_res r[64];
-    const char *one[2] = {want, NULL};
-    const char *const *order;
+    char names[256];
+    const char *order[17];
     int k, t, i, rank, found = 0;
+    char *save = NULL, *tok;
     if (lg_uct_load(why, n))
         return NULL;
     k = list_resources(r, 64);
-    if (!want || !*want)
-        order = inter ? INTER : INTRA;
-    else if (!strcmp(want, "verbs"))
-        order = VERBS;
-    else
-        order = one;
+    /* `want`: transport names by preference, comma-separated (the caller orders them). */
+    snprintf(names, sizeof names, "%s", want ? want : "");
+    for (t = 0, tok = strtok_r(names, ",", &save); tok && t < 16;
+         tok = strtok_r(NULL, ",", &save))
+        order[t++] = tok;
+    order[t] = NULL;
+    if (!order[0]) {
+        say(why, n, "no UCT transport named");
+        return NULL;
+    }
     say(why, n, "no UCT transport of [%s%s] here (UCX offers:", order[0], order[1] ? " ..." : "");
     for (i = 0; i < k; i++) {
         size_t at = strlen(why);

@@ -38,6 +38,71 @@ pub fn verbs_unavailable() -> Option<String> {
     unavailable().map(|w| format!("unavailable: verbs is measured through UCT, and {w}"))
 }
 
+/// UCT transports by preference: inside a node shared memory first; across nodes the
+/// verbs transports (RDMA), then tcp.
+const INTRA: [&str; 8] = [
+    "posix", "sysv", "rc_mlx5", "rc_verbs", "dc_mlx5", "ud_mlx5", "ud_verbs", "tcp",
+];
+const INTER: [&str; 6] = [
+    "rc_mlx5", "dc_mlx5", "rc_verbs", "ud_mlx5", "ud_verbs", "tcp",
+];
+const VERBS: [&str; 5] = ["rc_mlx5", "dc_mlx5", "rc_verbs", "ud_mlx5", "ud_verbs"];
+
+/// Whether a `UCX_TLS` value lets UCX use the UCT transport `tl` (UCX's own reading of the
+/// variable: a comma list of names and aliases, `all`, and a leading `^` for "all but").
+pub fn ucx_tls_allows(spec: &str, tl: &str) -> bool {
+    let (negate, list) = match spec.trim().strip_prefix('^') {
+        Some(rest) => (true, rest),
+        None => (false, spec.trim()),
+    };
+    let names = |alias: &str| -> &'static [&'static str] {
+        match alias {
+            "sm" | "shm" => &["posix", "sysv", "xpmem", "cma", "knem"],
+            "mm" => &["posix", "sysv", "xpmem"],
+            "rc" => &["rc_verbs", "rc_mlx5"],
+            "rc_v" => &["rc_verbs"],
+            "rc_x" => &["rc_mlx5"],
+            "ud" => &["ud_verbs", "ud_mlx5"],
+            "ud_v" => &["ud_verbs"],
+            "ud_x" => &["ud_mlx5"],
+            "dc" | "dc_x" => &["dc_mlx5"],
+            "ib" => &["rc_verbs", "rc_mlx5", "ud_verbs", "ud_mlx5", "dc_mlx5"],
+            _ => &[],
+        }
+    };
+    let listed = list.split(',').map(|n| n.trim()).any(|n| {
+        // `rc:aux` and the like name the transport before the colon.
+        let n = n.split(':').next().unwrap_or_default();
+        n == "all" || n == tl || names(n).contains(&tl)
+    });
+    listed != negate
+}
+
+/// The transports the server tries, comma-separated, for what the client asked: a name as
+/// given; "verbs" the verbs ones; "" (auto) the peer class's order, restricted to what the
+/// MPI's own UCX may use (`UCX_TLS`), so that the raw set is the layer the MPI runs over.
+pub fn order_for(want: &str, inter: bool, ucx_tls: Option<&str>) -> Result<String, String> {
+    let all: &[&str] = match want {
+        "" if inter => &INTER,
+        "" => &INTRA,
+        "verbs" => &VERBS,
+        one => return Ok(one.to_string()),
+    };
+    let allowed: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|tl| !want.is_empty() || ucx_tls.is_none_or(|s| ucx_tls_allows(s, tl)))
+        .collect();
+    if allowed.is_empty() {
+        return Err(format!(
+            "unavailable: UCX_TLS={} allows none of the UCT transports measured here ({})",
+            ucx_tls.unwrap_or_default(),
+            all.join(", ")
+        ));
+    }
+    Ok(allowed.join(","))
+}
+
 /// Packs a transport name (at most 16 bytes) into two control words.
 pub fn pack_name(s: &str) -> [u64; 2] {
     let mut b = [0u8; 16];
@@ -322,7 +387,9 @@ pub fn connect_server<C: Control>(
 ) -> Result<UcxTransport, String> {
     #[cfg(have_uct)]
     {
-        let mut t = match UcxTransport::open(want, inter, max, None)
+        let ucx_tls = std::env::var("UCX_TLS").ok();
+        let mut t = match order_for(want, inter, ucx_tls.as_deref())
+            .and_then(|order| UcxTransport::open(&order, inter, max, None))
             .and_then(|mut t| t.address().map(|a| (t, a)).ok_or("no address".into()))
         {
             Ok((t, addr)) => {
@@ -402,6 +469,26 @@ pub fn connect_client<C: Control>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auto_keeps_to_the_transports_ucx_tls_allows() {
+        assert!(ucx_tls_allows("tcp", "tcp"));
+        assert!(!ucx_tls_allows("tcp,self", "posix"));
+        assert!(ucx_tls_allows("sm,self", "sysv"));
+        assert!(ucx_tls_allows("^tcp", "posix") && !ucx_tls_allows("^tcp", "tcp"));
+        assert!(ucx_tls_allows("all", "rc_mlx5"));
+        assert!(ucx_tls_allows("rc:aux,sm", "rc_mlx5"));
+        assert!(!ucx_tls_allows("rc_v", "rc_mlx5"));
+        assert_eq!(order_for("", false, Some("tcp,self")).unwrap(), "tcp");
+        assert_eq!(order_for("", false, Some("sm")).unwrap(), "posix,sysv");
+        assert_eq!(
+            order_for("", true, None).unwrap(),
+            "rc_mlx5,dc_mlx5,rc_verbs,ud_mlx5,ud_verbs,tcp"
+        );
+        assert_eq!(order_for("posix", false, Some("tcp")).unwrap(), "posix");
+        let none = order_for("", true, Some("sm,self")).unwrap_err();
+        assert!(none.contains("UCX_TLS=sm,self"), "{none}");
+    }
 
     #[test]
     fn names_round_trip_through_two_words() {
