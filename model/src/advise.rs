@@ -414,12 +414,16 @@ pub struct RawShare {
     /// 1 − raw / MPI over the priced messages: the part of the time MPI adds. Null where
     /// the raw transport's round trips are the longer (the note says so).
     pub mpi_share: Option<f64>,
+    /// 95 % interval: the bootstrap over both calibrations' repetitions per size.
+    pub mpi_share_ci: Option<[f64; 2]>,
+    pub method: String,
     pub note: Option<String>,
 }
 
 /// One raw-share line per (peer class, raw transport with points).
-pub fn raw_share(r: &Report) -> Vec<RawShare> {
+pub fn raw_share(r: &Report, s: &Settings) -> Vec<RawShare> {
     let mut out = vec![];
+    let mut rng = Rng::new(s.seed);
     for raw in &r.calibration.raw {
         let Some(mpi) = crate::mpi_send_set_of(r, raw) else {
             continue;
@@ -447,8 +451,12 @@ pub fn raw_share(r: &Report) -> Vec<RawShare> {
             predicted_mpi_ns: 0.0,
             predicted_raw_ns: 0.0,
             mpi_share: None,
+            mpi_share_ci: None,
+            method: "PRTT(1,0,s) per message, interpolated in size; bootstrap over the repetitions per size".into(),
             note: None,
         };
+        // The priced messages: (size, count).
+        let mut priced: Vec<(f64, f64)> = vec![];
         for p in r
             .passive
             .iter()
@@ -465,6 +473,7 @@ pub fn raw_share(r: &Report) -> Vec<RawShare> {
                         line.predicted_mpi_ns += m * b.count as f64;
                         line.predicted_raw_ns += w * b.count as f64;
                         line.observed_ns += b.mean_ns.unwrap_or(0.0) * b.count as f64;
+                        priced.push((s, b.count as f64));
                     }
                     None => line.messages_not_priced += b.count,
                 }
@@ -474,8 +483,38 @@ pub fn raw_share(r: &Report) -> Vec<RawShare> {
             continue;
         }
         let share = 1.0 - line.predicted_raw_ns / line.predicted_mpi_ns;
-        if share >= 0.0 {
+        let reps = |p: &[Point]| p.iter().any(|q| !q.prtt_1_0_reps_ns.is_empty());
+        if share >= 0.0 && !(reps(&mpi.points) || reps(&raw.points)) {
             line.mpi_share = Some(share);
+            line.method = "PRTT(1,0,s) per message, interpolated in size; no interval: the report holds no repetitions per size (before 0.2)".into();
+        } else if share >= 0.0 {
+            line.mpi_share = Some(share);
+            // Each point's round trip redrawn as the median of its repetitions resampled
+            // (a point without repetitions keeps its value).
+            let mut draw = |p: &[Point]| -> Vec<(f64, f64)> {
+                p.iter()
+                    .filter_map(|q| {
+                        let v = &q.prtt_1_0_reps_ns;
+                        if v.is_empty() {
+                            return Some((q.size_bytes as f64, q.prtt_1_0_ns?));
+                        }
+                        let r: Vec<f64> = (0..v.len()).map(|_| v[rng.below(v.len())]).collect();
+                        Some((q.size_bytes as f64, median(&r)?))
+                    })
+                    .collect()
+            };
+            let boot: Vec<f64> = (0..s.bootstrap)
+                .filter_map(|_| {
+                    let (m, w) = (draw(&mpi.points), draw(&raw.points));
+                    let (mut tm, mut tw) = (0.0, 0.0);
+                    for &(x, n) in &priced {
+                        tm += interpolate(&m, x)? * n;
+                        tw += interpolate(&w, x)? * n;
+                    }
+                    (tm > 0.0).then(|| 1.0 - tw / tm)
+                })
+                .collect();
+            line.mpi_share_ci = percentile_ci(&boot).map(|[lo, hi]| [lo.min(share), hi.max(share)]);
         } else {
             line.note = Some(format!(
                 "the raw transport's round trips are {:.0} % longer than MPI's for these messages: MPI adds nothing measurable here",
@@ -530,7 +569,7 @@ pub fn standout_ranks(r: &Report) -> Vec<Standout> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use loggp_report::{Passive, Setting};
+    use loggp_report::{Passive, RawSet, Setting};
 
     /// A calibration with eager PRTT(1,0,s) = 800 + 0.1 s up to 4040 and rendezvous
     /// 5000 + 0.1 s above (ground truth §3 style), 5 repetitions with ±2 % jitter.
@@ -586,6 +625,36 @@ mod tests {
             ..Default::default()
         });
         r
+    }
+
+    /// The raw transport's round trips are half MPI's at every size: MPI's share is 50 %,
+    /// inside its interval, and the interval is a proper one.
+    #[test]
+    fn raw_share_at_half_the_round_trip_is_half_with_its_interval() {
+        let mut r = report(&[(100, 500), (2000, 500)]);
+        for p in &mut r.calibration.mpi[0].points {
+            p.prtt_1_0_ns = median(&p.prtt_1_0_reps_ns);
+        }
+        let mut raw = RawSet {
+            transport: "shm".into(),
+            peer_class: "intra_node".into(),
+            status: "done".into(),
+            points: r.calibration.mpi[0].points.clone(),
+            ..Default::default()
+        };
+        for p in &mut raw.points {
+            p.prtt_1_0_reps_ns.iter_mut().for_each(|v| *v /= 2.0);
+            p.prtt_1_0_ns = median(&p.prtt_1_0_reps_ns);
+        }
+        r.calibration.raw.push(raw);
+        let share = raw_share(&r, &Settings::default());
+        assert_eq!(share.len(), 1);
+        let x = &share[0];
+        assert_eq!((x.messages, x.messages_not_priced), (1000, 0));
+        let v = x.mpi_share.unwrap();
+        assert!((v - 0.5).abs() < 0.02, "{v}");
+        let [lo, hi] = x.mpi_share_ci.unwrap();
+        assert!(lo <= v && v <= hi && lo < hi && hi - lo < 0.1, "{lo} {hi}");
     }
 
     #[test]

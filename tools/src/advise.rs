@@ -28,7 +28,7 @@ pub fn json(r: &Report) -> String {
     serde_json::to_string_pretty(&serde_json::json!({
         "advice": advice,
         "notes": notes,
-        "raw_share": raw_share(r),
+        "raw_share": raw_share(r, &loggp_model::Settings::for_report(r)),
         "standout_ranks": standout_ranks(r),
     }))
     .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
@@ -108,7 +108,7 @@ pub fn tables(r: &Report) -> Vec<Table> {
 
 fn share_and_ranks(r: &Report) -> Vec<Table> {
     let mut out = vec![];
-    let share = raw_share(r);
+    let share = raw_share(r, &loggp_model::Settings::for_report(r));
     if !share.is_empty() {
         let mut t = Table::new(
             "The job's messages at the raw transport's round trips (the share MPI adds)",
@@ -132,11 +132,15 @@ fn share_and_ranks(r: &Report) -> Vec<Table> {
                 fmt_ns(Some(x.observed_ns)),
                 fmt_ns(Some(x.predicted_mpi_ns)),
                 fmt_ns(Some(x.predicted_raw_ns)),
-                x.mpi_share
-                    .map_or("— (raw slower)".into(), |v| format!("{:.0} %", 100.0 * v)),
+                x.mpi_share.map_or("— (raw slower)".into(), |v| {
+                    format!("{:.0} %", 100.0 * v)
+                        + &x.mpi_share_ci
+                            .map(|[a, b]| format!(" [{:.0} … {:.0}]", 100.0 * a, 100.0 * b))
+                            .unwrap_or_default()
+                }),
             ]);
         }
-        t.note = Some("each message of the send modes priced at the pair's PRTT(1,0,s), interpolated between the sizes both calibrations measured (never extrapolated: those outside are not priced)".into());
+        t.note = Some("each message of the send modes priced at the pair's PRTT(1,0,s), interpolated between the sizes both calibrations measured (never extrapolated: those outside are not priced); MPI's share with its 95 % bootstrap interval".into());
         out.push(t);
     }
     let ranks = standout_ranks(r);
