@@ -55,6 +55,14 @@ pub struct Advice {
     pub predicted_saving_per_message_ns: Option<f64>,
     /// Messages the advised value turns eager.
     pub messages: u64,
+    /// The model's check on the job (send mode, where blocking receives of the same sizes
+    /// were seen): the pair's time in MPI_Send + MPI_Recv for the priced rendezvous
+    /// messages, observed and as the calibration prices it (PRTT(1,0,s) per message).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rendezvous_pair_observed_ns: Option<f64>,
+    pub rendezvous_pair_predicted_ns: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed_over_model: Option<f64>,
     /// The ways to set it with this MPI's launchers.
     pub command: Option<String>,
     pub commands: Vec<String>,
@@ -124,6 +132,9 @@ fn one(
         predicted_saving_ns_ci: None,
         predicted_saving_per_message_ns: None,
         messages: 0,
+        rendezvous_pair_observed_ns: None,
+        rendezvous_pair_predicted_ns: None,
+        observed_over_model: None,
         command: None,
         commands: vec![],
         candidates: vec![],
@@ -260,6 +271,7 @@ fn one(
             .push("no change advised: the eager line could not be fitted".into());
         return a;
     };
+    model_check(r, &mut a, &priced, &d0);
     let mut rng = Rng::new(s.seed);
     let mut draw = |p: &Point| {
         let v = &p.prtt_1_0_reps_ns;
@@ -349,6 +361,59 @@ fn one(
     a.notes.push(memory_note(&setting.name));
     a.notes.push("the saving assumes the receiver waits for these messages (as in exchanges and ping-pongs); where it never waits only the sender's part is saved".into());
     a
+}
+
+/// The job against the calibration for the messages the advice prices: their pair time
+/// at the rendezvous round trips, and, for MPI_Send where blocking receives of the same
+/// sizes were seen, the time the job spent in both calls for them. A ratio far from 1
+/// means the job's exchanges do not run as the calibration's ping-pong did (other traffic,
+/// other buffers, a receiver that does not wait), and the saving is off by about as much.
+fn model_check(r: &Report, a: &mut Advice, priced: &[&Bin], rdv: &[(f64, f64)]) {
+    let size_of = |b: &Bin| (b.smallest_bytes + b.largest_bytes) as f64 / 2.0;
+    let predicted: Option<f64> = priced
+        .iter()
+        .map(|b| Some(b.count as f64 * interpolate(rdv, size_of(b))?))
+        .sum();
+    a.rendezvous_pair_predicted_ns = predicted;
+    if a.mode != "send" {
+        return;
+    }
+    let Some(recv) = r
+        .passive
+        .iter()
+        .find(|p| p.peer_class == a.peer_class && p.mode == "recv")
+    else {
+        return;
+    };
+    let time = |b: &Bin| b.count as f64 * b.mean_ns.unwrap_or(0.0);
+    let mut observed = 0.0;
+    for b in priced {
+        let same: Vec<&Bin> = recv
+            .bins
+            .iter()
+            .filter(|x| {
+                x.count > 0
+                    && x.smallest_bytes >= b.smallest_bytes
+                    && x.largest_bytes <= b.largest_bytes
+            })
+            .collect();
+        // Only where every message of the bin was received by MPI_Recv.
+        if same.iter().map(|x| x.count).sum::<u64>() != b.count {
+            return;
+        }
+        observed += time(b) + same.iter().map(|x| time(x)).sum::<f64>();
+    }
+    let Some(model) = predicted.filter(|&m| m > 0.0) else {
+        return;
+    };
+    let ratio = observed / model;
+    a.rendezvous_pair_observed_ns = Some(observed);
+    a.observed_over_model = Some(ratio);
+    if !(0.67..=1.5).contains(&ratio) {
+        a.notes.push(format!(
+            "check: the job spent {ratio:.2} × the calibration's round trips in MPI_Send + MPI_Recv for these messages; its exchanges do not run as the calibration's ping-pong did, and the saving may be off by about as much"
+        ));
+    }
 }
 
 /// Linear interpolation in size between measured points; None outside them.

@@ -189,6 +189,17 @@ fn one(a: &Advice) -> String {
             o += &format!("    {c}\n");
         }
     }
+    if let (Some(obs), Some(model), Some(ratio)) = (
+        a.rendezvous_pair_observed_ns,
+        a.rendezvous_pair_predicted_ns,
+        a.observed_over_model,
+    ) {
+        o += &format!(
+            "  check: these messages took {} in MPI_Send + MPI_Recv; the calibration prices them at {} ({ratio:.2} ×)\n",
+            ns(obs),
+            ns(model)
+        );
+    }
     if a.candidates.len() > 1 {
         o += "  candidates:";
         for c in &a.candidates {
