@@ -7,23 +7,22 @@ use loggp_report::Report;
 
 const TRIPS: f64 = 20000.0;
 
-fn pingpong(mpi: Mpi, bytes: u64, env: &[(&str, String)], name: &str) -> Report {
+fn job(mpi: Mpi, src: &str, args: &[&str], env: &[(&str, String)], name: &str) -> Report {
     let dir = scratch(name);
-    let prog = compile(mpi, "pingpong.c", &[]);
+    let prog = compile(mpi, src, &[]);
     let report = dir.join("r.json");
     let mut r = Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap());
     for (k, v) in env {
         r = r.env(k, v);
     }
-    let o = run(
-        mpi,
-        &r,
-        &prog,
-        &[&bytes.to_string(), &(TRIPS as u64).to_string()],
-        &dir,
-    );
+    let o = run(mpi, &r, &prog, args, &dir);
     assert!(o.status.success(), "{name}: {}", stderr(&o));
     read_report(&report)
+}
+
+fn pingpong(mpi: Mpi, bytes: u64, env: &[(&str, String)], name: &str) -> Report {
+    let args = [bytes.to_string(), (TRIPS as u64).to_string()];
+    job(mpi, "pingpong.c", &[&args[0], &args[1]], env, name)
 }
 
 /// Time in MPI_Send and MPI_Recv, both ranks.
@@ -186,4 +185,79 @@ fn no_change_advised_where_the_messages_are_already_eager() {
         "{:?}",
         a.notes
     );
+}
+
+/// A halo-like exchange of mixed sizes (examples/demo.c: 8 B–256 KiB in powers of two,
+/// Isend/Irecv and Send/Recv with both neighbours, 50 times each): advise on the blocking
+/// sends, rerun with the advice, seven pairs per MPI (at least five within ten jobs: a
+/// job whose saving's interval reaches zero gets no advice, honestly, and is not rerun). The advice turns the 100 messages
+/// just above the switch eager, a saving of 0.3–0.6 ms in ~11 ms, which one pair of jobs
+/// on this VM cannot resolve (pairs have measured a rise, and a drop of 3 ms where one job
+/// was disturbed), so the check is on the medians: the median drop in MPI_Send + MPI_Recv
+/// within 0.5–2 × the median prediction.
+#[test]
+fn halo_advice_holds_in_the_median() {
+    for (mpi, knob, env_name) in [
+        (
+            Mpi::OpenMpi,
+            "btl_vader_eager_limit",
+            "OMPI_MCA_btl_vader_eager_limit",
+        ),
+        (Mpi::Mpich, "UCX_RNDV_THRESH", "UCX_RNDV_THRESH"),
+    ] {
+        let (mut predicted, mut measured, mut seen) = (vec![], vec![], vec![]);
+        for k in 0..10 {
+            if predicted.len() == 7 {
+                break;
+            }
+            let demo = "../../examples/demo.c";
+            let name = format!("advise_halo_{}_{k}", mpi.name());
+            let before = job(mpi, demo, &[], &[], &name);
+            let a = blocking_send(&before);
+            if !a.advised {
+                // Honest, not a failure: the saving's interval reached zero in this job.
+                seen.push(format!("job {k}: no change advised: {:?}", a.notes));
+                continue;
+            }
+            let s = a.setting.clone().unwrap();
+            assert_eq!(s.name, knob);
+            let value = s.value.unwrap().to_string();
+            let after = job(
+                mpi,
+                demo,
+                &[],
+                &[(env_name, value.clone())],
+                &(name + "_after"),
+            );
+            let p = a.predicted_saving_ns.unwrap();
+            let m = send_recv_ns(&before) - send_recv_ns(&after);
+            seen.push(format!(
+                "{knob} = {value}: predicted {:.3} ms, measured {:.3} ms",
+                p / 1e6,
+                m / 1e6
+            ));
+            predicted.push(p);
+            measured.push(m);
+        }
+        eprintln!("{}: {seen:#?}", mpi.name());
+        assert!(predicted.len() >= 5, "{seen:#?}");
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (p, m) = (median(&mut predicted), median(&mut measured));
+        assert!(
+            (0.5 * p..=2.0 * p).contains(&m),
+            "{}: median predicted {:.3} ms, measured {:.3} ms: {seen:#?}",
+            mpi.name(),
+            p / 1e6,
+            m / 1e6
+        );
+        eprintln!(
+            "{}: median predicted {:.3} ms, measured {:.3} ms",
+            mpi.name(),
+            p / 1e6,
+            m / 1e6
+        );
+    }
 }
