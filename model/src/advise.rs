@@ -42,6 +42,9 @@ pub struct Advice {
     pub setting: Option<SettingValue>,
     /// The knob's value in use and the switch it gives (largest eager size).
     pub current: Option<i64>,
+    /// The value in use as the MPI states it (`auto` for UCX's default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_text: Option<String>,
     pub current_switch_bytes: Option<u64>,
     /// Time the job spent in this mode (all sizes) and its messages.
     pub observed_ns: f64,
@@ -122,6 +125,7 @@ fn one(
         mode: set.mode.clone(),
         setting: None,
         current: None,
+        current_text: None,
         current_switch_bytes: None,
         observed_ns: bins.iter().map(|b| time(b)).sum(),
         observed_messages: bins.iter().map(|b| b.count).sum(),
@@ -147,6 +151,7 @@ fn one(
     a.current_switch_bytes = Some(switch);
     let setting = t.and_then(|t| t.setting.as_ref());
     a.current = setting.and_then(|x| x.value);
+    a.current_text = setting.map(|x| x.text.clone()).filter(|t| !t.is_empty());
     a.setting = setting.map(|x| SettingValue {
         name: x.name.clone(),
         value: x.value,
@@ -600,6 +605,9 @@ pub struct Standout {
     pub median_ns: f64,
     /// (time − median) / (1.4826 · MAD): how many robust standard deviations away.
     pub robust_z: f64,
+    /// The median absolute deviation it is measured in, and over how many ranks.
+    pub mad_ns: f64,
+    pub ranks: usize,
 }
 
 /// Ranks whose time in MPI lies more than 3.5 robust standard deviations (median
@@ -624,6 +632,8 @@ pub fn standout_ranks(r: &Report) -> Vec<Standout> {
             time_in_mpi_ns: k.time_in_mpi_ns,
             median_ns: med,
             robust_z: (k.time_in_mpi_ns - med) / (1.4826 * mad),
+            mad_ns: mad,
+            ranks: t.len(),
         })
         .filter(|x| x.robust_z.abs() > 3.5 && (x.time_in_mpi_ns - med).abs() > 0.2 * med)
         .collect();

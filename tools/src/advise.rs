@@ -179,7 +179,10 @@ fn one(a: &Advice) -> String {
             "  advice: {} = {} (now {}): {} messages turn eager, predicted saving {}{} ({} per message)\n",
             s.name,
             s.value.map_or("?".into(), |v| v.to_string()),
-            a.current.map_or("?".into(), |v| v.to_string()),
+            a.current_text
+                .clone()
+                .or(a.current.map(|v| v.to_string()))
+                .unwrap_or("?".into()),
             a.messages,
             ns(a.predicted_saving_ns.unwrap_or(0.0)),
             ci(a.predicted_saving_ns_ci),
