@@ -61,6 +61,18 @@ fn observed_over_model(r: &Report, bytes: u64, trips: f64) -> f64 {
     send_recv_ns(r) / (2.0 * trips) / prtt
 }
 
+/// Time both ranks spent in MPI_Send and MPI_Recv for the messages of `lo..=hi` bytes, from
+/// the report's size bins (the bins are by size, so the same messages in both jobs).
+fn pair_ns_in(r: &Report, lo: u64, hi: u64) -> f64 {
+    r.passive
+        .iter()
+        .filter(|p| p.peer_class == "intra_node" && (p.mode == "send" || p.mode == "recv"))
+        .flat_map(|p| &p.bins)
+        .filter(|b| b.count > 0 && b.smallest_bytes >= lo && b.largest_bytes <= hi)
+        .map(|b| b.count as f64 * b.mean_ns.unwrap_or(0.0))
+        .sum()
+}
+
 fn blocking_send(r: &Report) -> Advice {
     let (a, notes) = advise(r, &loggp_model::Settings::for_report(r));
     a.into_iter()
@@ -211,10 +223,11 @@ fn no_change_advised_where_the_messages_are_already_eager() {
 /// sends, rerun with the advice, seven pairs per MPI (at least five within twelve: a job
 /// whose saving's interval reaches zero gets no advice, honestly, and is not rerun; a pair
 /// where a job ran in another phase of the VM does not count). The advice turns the 100 messages
-/// just above the switch eager, a saving of 0.3–0.6 ms in ~11 ms, which one pair of jobs
-/// on this VM cannot resolve (pairs have measured a rise, and a drop of 3 ms where one job
-/// was disturbed), so the check is on the medians: the median drop in MPI_Send + MPI_Recv
-/// within 0.5–2 × the median prediction.
+/// just above the switch eager, a saving of 0.3–0.6 ms in ~11 ms. The whole job's
+/// MPI_Send + MPI_Recv time cannot resolve that here (pairs measured −4.3 to +3.4 ms), so the
+/// measured drop is that of the priced messages only: both ranks' time in MPI_Send and
+/// MPI_Recv in the size bins the advice turns eager, before minus after. The check is on
+/// the medians: the median drop within 0.5–2 × the median prediction.
 #[test]
 fn halo_advice_holds_in_the_median() {
     for (mpi, knob, env_name) in [
@@ -250,7 +263,17 @@ fn halo_advice_holds_in_the_median() {
                 &(name + "_after"),
             );
             let p = a.predicted_saving_ns.unwrap();
-            let m = send_recv_ns(&before) - send_recv_ns(&after);
+            // The messages the advice turns eager: above the switch in use, up to the
+            // advised value's largest eager size.
+            let lo = a.current_switch_bytes.unwrap() + 1;
+            let hi = a
+                .candidates
+                .iter()
+                .find(|c| Some(c.value) == s.value)
+                .unwrap()
+                .eager_up_to_bytes;
+            let m = pair_ns_in(&before, lo, hi) - pair_ns_in(&after, lo, hi);
+            let whole = send_recv_ns(&before) - send_recv_ns(&after);
             // As in `advice_holds`: a pair counts only where neither job ran in another
             // phase of the VM — the before job as its calibration prices it, and the
             // after job within 0.67–1.5 × the before job (the saving is ~3 % of it).
@@ -263,9 +286,10 @@ fn halo_advice_holds_in_the_median() {
                 continue;
             }
             seen.push(format!(
-                "{knob} = {value}: predicted {:.3} ms, measured {:.3} ms",
+                "{knob} = {value}: predicted {:.3} ms, measured {:.3} ms ({lo}..={hi} B; whole job {:.3} ms)",
                 p / 1e6,
-                m / 1e6
+                m / 1e6,
+                whole / 1e6
             ));
             predicted.push(p);
             measured.push(m);
