@@ -154,6 +154,28 @@ pub fn segments(points: &[Point], boot: &Boot, s: &Settings) -> Vec<(usize, usiz
     out
 }
 
+/// Joins adjacent ranges where the boundary between them lies at a level change that did
+/// not repeat when probed again (`[left, right]` calibrated sizes, see
+/// `CalibrationSet::not_repeated_bytes`): a change of the machine over time, not a switch.
+pub fn join_not_repeated(
+    index: &[(usize, usize)],
+    points: &[Point],
+    not_repeated: &[[u64; 2]],
+) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = vec![];
+    for &(a, b) in index {
+        let join = out.last().is_some_and(|&(_, prev)| {
+            let (left, right) = (points[prev].size_bytes, points[a].size_bytes);
+            not_repeated.iter().any(|&[l, r]| l >= left && r <= right)
+        });
+        match out.last_mut() {
+            Some(last) if join => last.1 = b,
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
 /// g and G of G_all over points a..=b for replicate r, with each point's σ as weight.
 pub fn gap_fit(
     points: &[Point],
@@ -205,12 +227,18 @@ fn ci_around(est: f64, reps: &[f64]) -> Option<[f64; 2]> {
 /// Fits one calibration set: ranges by segmentation, bounds from the bisected switches,
 /// parameters with intervals; none negative (an estimate that is not above zero is null,
 /// and the note says why).
-pub fn fit_set(points: &[Point], n: u64, switches: &[u64], s: &Settings) -> SetFit {
+pub fn fit_set(
+    points: &[Point],
+    n: u64,
+    switches: &[u64],
+    not_repeated: &[[u64; 2]],
+    s: &Settings,
+) -> SetFit {
     if points.is_empty() {
         return SetFit::default();
     }
     let boot = bootstrap(points, n, s.bootstrap, s.seed);
-    let index = segments(points, &boot, s);
+    let index = join_not_repeated(&segments(points, &boot, s), points, not_repeated);
     let sg = gall_sigmas(&boot, s);
     let nrep = boot.reps.len();
     let mut ranges = vec![];
@@ -291,6 +319,13 @@ pub fn fit_set(points: &[Point], n: u64, switches: &[u64], s: &Settings) -> SetF
         };
         let (lat, lat_ci) = value(4, "L", &mut notes);
         let lat_ci = widen(lat_ci);
+        for [l, r] in not_repeated {
+            if *l >= sizes[0] && *r <= sizes[sizes.len() - 1] {
+                notes.push(format!(
+                    "one range across {l}–{r} B: the level change there did not repeat when both sizes were probed again (the machine changed over time, not the protocol)"
+                ));
+            }
+        }
         let lo = if k == 0 {
             sizes[0]
         } else {
@@ -433,13 +468,41 @@ pub mod tests {
         (u64::MAX, 2200.0, 0.075, 2300.0),
     ];
 
+    /// A level change over time (the VM slower by 1.8 × from 92682 B on, as the
+    /// calibration probes sizes in increasing order) splits the rendezvous range; once the
+    /// calibration has seen that it does not repeat, the ranges join again, with a note.
+    #[test]
+    fn a_level_change_that_did_not_repeat_is_not_a_switch() {
+        let s = Settings::default();
+        let mut pts = machine_points(&THREE, Some(4040), 5, 7);
+        for p in pts.iter_mut().filter(|p| p.size_bytes >= 92682) {
+            for v in [
+                &mut p.prtt_1_0_reps_ns,
+                &mut p.prtt_n_0_reps_ns,
+                &mut p.prtt_n_d_reps_ns,
+            ] {
+                v.iter_mut().for_each(|x| *x *= 1.8);
+            }
+            for v in [&mut p.prtt_1_0_ns, &mut p.prtt_n_0_ns, &mut p.prtt_n_d_ns] {
+                *v = v.map(|x| x * 1.8);
+            }
+        }
+        let split = fit_set(&pts, 16, &[256, 4040], &[], &s);
+        assert_eq!(split.ranges.len(), 4, "{:#?}", split.ranges);
+        let joined = fit_set(&pts, 16, &[256, 4040], &[[77936, 92682]], &s);
+        let hi: Vec<u64> = joined.ranges.iter().map(|r| r.size_hi_bytes).collect();
+        assert_eq!(hi, [256, 4040, pts.last().unwrap().size_bytes]);
+        let note = joined.ranges[2].note.clone().unwrap_or_default();
+        assert!(note.contains("did not repeat"), "{note}");
+    }
+
     #[test]
     fn three_ranges_non_negative_with_intervals_that_cover_the_truth() {
         let s = Settings::default();
         let (mut exact, mut covered, mut total) = (0, 0, 0);
         for seed in 1..=40u64 {
             let pts = machine_points(&THREE, Some(4040), 5, seed);
-            let f = fit_set(&pts, 16, &[256, 4040], &s);
+            let f = fit_set(&pts, 16, &[256, 4040], &[], &s);
             if f.ranges.len() == 3 {
                 exact += 1;
                 for (r, &(_, g, gg, os)) in f.ranges.iter().zip(&THREE) {

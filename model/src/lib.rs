@@ -123,7 +123,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
     let mut mpi_fits = vec![];
     for set in &mut r.calibration.mpi {
         let sw = switches(&set.switches_bytes, &set.ranges);
-        let f = active::fit_set(&set.points, set.n, &sw, s);
+        let f = active::fit_set(&set.points, set.n, &sw, &set.not_repeated_bytes, s);
         set.ranges = f.ranges.clone();
         mpi_fits.push(f);
     }
@@ -131,7 +131,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
     for set in &mut r.calibration.raw {
         let n = if set.n > 1 { set.n } else { 16 };
         let sw = switches(&set.switches_bytes, &set.ranges);
-        let f = active::fit_set(&set.points, n, &sw, s);
+        let f = active::fit_set(&set.points, n, &sw, &set.not_repeated_bytes, s);
         set.ranges = f.ranges.clone();
         raw_fits.push(f);
     }

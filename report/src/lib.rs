@@ -180,11 +180,17 @@ pub struct CalibrationSet {
     /// The pair that measured it (client, server) and the n of PRTT(n, d, s).
     pub pair: [u32; 2],
     pub n: u64,
-    /// PRTT(1,0,s) probes spent locating the switches by bisection.
+    /// PRTT(1,0,s) probes spent locating the switches by bisection (and probing each
+    /// level change again to see that it repeats).
     pub bisection_probes: u64,
     /// Each switch located to the byte by bisection: the last size of its range.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub switches_bytes: Vec<u64>,
+    /// Level changes between two calibrated sizes `[left, right]` that did not repeat when
+    /// both sizes were probed again, interleaved: the machine changed over time (sizes are
+    /// probed in increasing order), the protocol did not. The ranges do not split there.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_repeated_bytes: Vec<[u64; 2]>,
     pub ranges: Vec<Range>,
     pub points: Vec<Point>,
 }
@@ -212,6 +218,9 @@ pub struct RawSet {
     /// Switches located to the byte by bisection (see CalibrationSet).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub switches_bytes: Vec<u64>,
+    /// Level changes that did not repeat (see CalibrationSet).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_repeated_bytes: Vec<[u64; 2]>,
     pub ranges: Vec<Range>,
     pub points: Vec<Point>,
 }

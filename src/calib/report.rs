@@ -41,6 +41,7 @@ pub fn raw_sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<RawSet> {
                     note: r.note.clone(),
                     n: set.n,
                     switches_bytes: set.switches_bytes,
+                    not_repeated_bytes: set.not_repeated_bytes,
                     ranges: vec![],
                     points: set.points,
                 }
@@ -89,6 +90,11 @@ fn one(
         n: m.n,
         bisection_probes: m.bisection_probes as u64,
         switches_bytes: m.switches.iter().map(|&s| s as u64).collect(),
+        not_repeated_bytes: m
+            .not_repeated
+            .iter()
+            .map(|&[l, r]| [l as u64, r as u64])
+            .collect(),
         ranges: vec![],
         points: m.points.iter().map(|p| point(p, m.n, k)).collect(),
     };

@@ -29,6 +29,9 @@ pub struct ModeResult {
     /// Each switch between the model's ranges, located to the byte: the last size of the
     /// range on its left. The ranges themselves are fitted at report time.
     pub switches: Vec<usize>,
+    /// Level changes between two schedule sizes that did not repeat when both were probed
+    /// again, interleaved (not switches; the report's ranges do not split there).
+    pub not_repeated: Vec<[usize; 2]>,
     /// Whether `active_bytes` was confirmed by repeated probes on both sides of it.
     pub exact: bool,
     /// Largest size still eager, located by bisection; None when no eager→rendezvous switch.
@@ -890,6 +893,25 @@ fn calibrate_mode<T: Transport, C: Control>(
     (m, stop)
 }
 
+/// Whether size `s` lies nearer the left range's line of G_all(s) = g + (s−1)G than the
+/// right's (hoefler2007 Eq. 7), from one PRTT(1,0,s) and one PRTT(n,0,s) probe; None where
+/// a probe failed.
+fn nearer_left<T: Transport, C: Control>(
+    c: &mut Client<T, C>,
+    s: usize,
+    n: u64,
+    reps: u64,
+    ns_per_tick: f64,
+    left: (f64, f64),
+    right: (f64, f64),
+) -> Option<bool> {
+    let p1 = summarize(&mut c.prtt(1, 0, s, reps)?);
+    let pn = summarize(&mut c.prtt(n, 0, s, reps)?);
+    let gall = (pn.median - p1.median) / (n - 1) as f64 * ns_per_tick;
+    let at = |(g, gg): (f64, f64)| g + gg * (s as f64 - 1.0);
+    Some((gall - at(left)).abs() <= (gall - at(right)).abs())
+}
+
 /// Why the client's probes ended early: the budget (its repetitions stopped in band) or a
 /// failed transfer.
 fn stop_of<T: Transport, C: Control>(c: &Client<T, C>, at: String) -> Stop {
@@ -947,6 +969,30 @@ fn fit_mode<T: Transport, C: Control>(
         let fl = model::gap_fit(&pts, &boot, 0, &sg, l.0, l.1);
         let fr = model::gap_fit(&pts, &boot, 0, &sg, r.0, r.1);
         let (mut lo, mut hi) = (m.points[l.1].size, m.points[r.0].size);
+        if let (false, Some(a), Some(b)) = (eager_limit, fl, fr) {
+            // The schedule probes sizes in increasing order, so a change of the machine
+            // over time (a VM slowed by 2× from one size on) looks like a switch. Probe
+            // both sizes again, interleaved: a protocol switch repeats, a phase does not.
+            let mut votes = [0, 0];
+            for _ in 0..3 {
+                for (side, size) in [(0, lo), (1, hi)] {
+                    let Some(left) = nearer_left(c, size, n, reps, k, a, b) else {
+                        return Err(stop_of(
+                            c,
+                            format!("{mode}: probing {lo} and {hi} bytes again"),
+                        ));
+                    };
+                    m.bisection_probes += 1;
+                    if left == (side == 0) {
+                        votes[side] += 1;
+                    }
+                }
+            }
+            if votes[0] < 2 || votes[1] < 2 {
+                m.not_repeated.push([lo, hi]);
+                continue;
+            }
+        }
         while hi - lo > 1 && m.bisection_probes < 96 {
             let fail = |c: &Client<T, C>| stop_of(c, format!("{mode}: bisecting {lo}..{hi} bytes"));
             let mid = lo + (hi - lo) / 2;
