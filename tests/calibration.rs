@@ -115,12 +115,14 @@ fn mpich_ucx_rndv_thresh_moves_the_switch() {
     }
 }
 
-/// The switches of one set: the last size of every range but the last.
+/// The switches of one set: every range boundary but those whose level change did not
+/// repeat when probed again (a change of the machine over time, not of the protocol).
 fn switches(r: &Report) -> Vec<u64> {
     let set = &r.calibration.mpi[0];
     set.ranges[..set.ranges.len().saturating_sub(1)]
         .iter()
         .map(|x| x.size_hi_bytes)
+        .filter(|&hi| !set.not_repeated_bytes.iter().any(|&[l, _]| l == hi))
         .collect()
 }
 

@@ -154,28 +154,6 @@ pub fn segments(points: &[Point], boot: &Boot, s: &Settings) -> Vec<(usize, usiz
     out
 }
 
-/// Joins adjacent ranges where the boundary between them lies at a level change that did
-/// not repeat when probed again (`[left, right]` calibrated sizes, see
-/// `CalibrationSet::not_repeated_bytes`): a change of the machine over time, not a switch.
-pub fn join_not_repeated(
-    index: &[(usize, usize)],
-    points: &[Point],
-    not_repeated: &[[u64; 2]],
-) -> Vec<(usize, usize)> {
-    let mut out: Vec<(usize, usize)> = vec![];
-    for &(a, b) in index {
-        let join = out.last().is_some_and(|&(_, prev)| {
-            let (left, right) = (points[prev].size_bytes, points[a].size_bytes);
-            not_repeated.iter().any(|&[l, r]| l >= left && r <= right)
-        });
-        match out.last_mut() {
-            Some(last) if join => last.1 = b,
-            _ => out.push((a, b)),
-        }
-    }
-    out
-}
-
 /// g and G of G_all over points a..=b for replicate r, with each point's σ as weight.
 pub fn gap_fit(
     points: &[Point],
@@ -238,7 +216,7 @@ pub fn fit_set(
         return SetFit::default();
     }
     let boot = bootstrap(points, n, s.bootstrap, s.seed);
-    let index = join_not_repeated(&segments(points, &boot, s), points, not_repeated);
+    let index = segments(points, &boot, s);
     let sg = gall_sigmas(&boot, s);
     let nrep = boot.reps.len();
     let mut ranges = vec![];
@@ -319,12 +297,13 @@ pub fn fit_set(
         };
         let (lat, lat_ci) = value(4, "L", &mut notes);
         let lat_ci = widen(lat_ci);
-        for [l, r] in not_repeated {
-            if *l >= sizes[0] && *r <= sizes[sizes.len() - 1] {
-                notes.push(format!(
-                    "one range across {l}–{r} B: the level change there did not repeat when both sizes were probed again (the machine changed over time, not the protocol)"
-                ));
-            }
+        // A boundary whose level change did not repeat stays a boundary of the fit (the
+        // points either side do differ) but is not a protocol switch.
+        let last = sizes[sizes.len() - 1];
+        if let Some([_, r]) = not_repeated.iter().find(|[l, _]| *l == last) {
+            notes.push(format!(
+                "ends at a level change between {last} and {r} B that did not repeat when both sizes were probed again, interleaved: not a protocol switch (the machine changed over time, or the link's state depends on what was sent before)"
+            ));
         }
         let lo = if k == 0 {
             sizes[0]
@@ -470,7 +449,8 @@ pub mod tests {
 
     /// A level change over time (the VM slower by 1.8 × from 92682 B on, as the
     /// calibration probes sizes in increasing order) splits the rendezvous range; once the
-    /// calibration has seen that it does not repeat, the ranges join again, with a note.
+    /// calibration has seen that it does not repeat, the split stays in the fit but is no
+    /// switch: the range ends at the last size before it, and its note says why.
     #[test]
     fn a_level_change_that_did_not_repeat_is_not_a_switch() {
         let s = Settings::default();
@@ -487,12 +467,14 @@ pub mod tests {
                 *v = v.map(|x| x * 1.8);
             }
         }
-        let split = fit_set(&pts, 16, &[256, 4040], &[], &s);
+        let split = fit_set(&pts, 16, &[256, 4040, 85000], &[], &s);
         assert_eq!(split.ranges.len(), 4, "{:#?}", split.ranges);
-        let joined = fit_set(&pts, 16, &[256, 4040], &[[77936, 92682]], &s);
-        let hi: Vec<u64> = joined.ranges.iter().map(|r| r.size_hi_bytes).collect();
-        assert_eq!(hi, [256, 4040, pts.last().unwrap().size_bytes]);
-        let note = joined.ranges[2].note.clone().unwrap_or_default();
+        assert_eq!(split.ranges[2].size_hi_bytes, 85000);
+        assert!(split.ranges[2].note.is_none());
+        let f = fit_set(&pts, 16, &[256, 4040], &[[77936, 92682]], &s);
+        let hi: Vec<u64> = f.ranges.iter().map(|r| r.size_hi_bytes).collect();
+        assert_eq!(hi, [256, 4040, 77936, pts.last().unwrap().size_bytes]);
+        let note = f.ranges[2].note.clone().unwrap_or_default();
         assert!(note.contains("did not repeat"), "{note}");
     }
 

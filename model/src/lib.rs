@@ -111,8 +111,9 @@ pub const WARNING_PREFIX: &str = "estimates: ";
 /// methods disagree beyond their intervals.
 pub fn estimate(r: &mut Report, s: &Settings) {
     // Reports before `switches_bytes` stored each bisected switch as a range's last size.
-    let switches = |sw: &[u64], ranges: &[loggp_report::Range]| -> Vec<u64> {
-        if !sw.is_empty() || ranges.len() < 2 {
+    // A boundary that did not repeat (not_repeated_bytes, 0.2 on) is no switch.
+    let switches = |sw: &[u64], not: &[[u64; 2]], ranges: &[loggp_report::Range]| -> Vec<u64> {
+        if !sw.is_empty() || !not.is_empty() || ranges.len() < 2 {
             return sw.to_vec();
         }
         ranges[..ranges.len() - 1]
@@ -122,7 +123,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
     };
     let mut mpi_fits = vec![];
     for set in &mut r.calibration.mpi {
-        let sw = switches(&set.switches_bytes, &set.ranges);
+        let sw = switches(&set.switches_bytes, &set.not_repeated_bytes, &set.ranges);
         let f = active::fit_set(&set.points, set.n, &sw, &set.not_repeated_bytes, s);
         set.ranges = f.ranges.clone();
         mpi_fits.push(f);
@@ -130,7 +131,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
     let mut raw_fits = vec![];
     for set in &mut r.calibration.raw {
         let n = if set.n > 1 { set.n } else { 16 };
-        let sw = switches(&set.switches_bytes, &set.ranges);
+        let sw = switches(&set.switches_bytes, &set.not_repeated_bytes, &set.ranges);
         let f = active::fit_set(&set.points, n, &sw, &set.not_repeated_bytes, s);
         set.ranges = f.ranges.clone();
         raw_fits.push(f);

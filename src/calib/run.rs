@@ -969,10 +969,23 @@ fn fit_mode<T: Transport, C: Control>(
         let fl = model::gap_fit(&pts, &boot, 0, &sg, l.0, l.1);
         let fr = model::gap_fit(&pts, &boot, 0, &sg, r.0, r.1);
         let (mut lo, mut hi) = (m.points[l.1].size, m.points[r.0].size);
-        if let (false, Some(a), Some(b)) = (eager_limit, fl, fr) {
-            // The schedule probes sizes in increasing order, so a change of the machine
-            // over time (a VM slowed by 2× from one size on) looks like a switch. Probe
-            // both sizes again, interleaved: a protocol switch repeats, a phase does not.
+        // The schedule probes sizes in increasing order, so a change of the machine over
+        // time (a VM slowed by 2× from one size on) looks like a switch. Probe both sizes
+        // again, interleaved: a protocol switch repeats, a phase does not. Only where the
+        // two ranges' lines of G_all differ by more than a quarter (the run-to-run drift is 15 %) at
+        // both sizes can the probes tell the sides apart (a split made by o_s alone, as
+        // over a rate-limited link, is bisected as before).
+        let distinct = |(a, b): ((f64, f64), (f64, f64)), s: usize| {
+            let at = |(g, gg): (f64, f64)| g + gg * (s as f64 - 1.0);
+            (at(a) - at(b)).abs() > 0.25 * at(a).max(at(b))
+        };
+        let judged = match (fl, fr) {
+            (Some(a), Some(b)) if !eager_limit && distinct((a, b), lo) && distinct((a, b), hi) => {
+                Some((a, b))
+            }
+            _ => None,
+        };
+        if let Some((a, b)) = judged {
             let mut votes = [0, 0];
             for _ in 0..3 {
                 for (side, size) in [(0, lo), (1, hi)] {
