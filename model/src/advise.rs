@@ -104,7 +104,9 @@ pub fn advise(r: &Report, s: &Settings) -> (Vec<Advice>, Vec<String>) {
             .thresholds
             .iter()
             .find(|t| t.peer_class == set.peer_class && t.mode == set.mode);
-        out.push(one(r, set, t, &bins, s));
+        let mut a = one(r, set, t, &bins, s);
+        unpriced_modes(r, &mut a);
+        out.push(a);
     }
     if out.is_empty() && !r.calibration.mpi.is_empty() {
         notes.push("no calibrated (class, mode) has traffic in this report".into());
@@ -366,6 +368,47 @@ fn one(
     a.notes.push(memory_note(&setting.name));
     a.notes.push("the saving assumes the receiver waits for these messages (as in exchanges and ping-pongs); where it never waits only the sender's part is saved".into());
     a
+}
+
+/// Messages of the class's other eager-capable send modes (no calibration of their own)
+/// in the sizes the advised value turns eager: the knob may move their switch too (it
+/// does for vader's eager limit and for UCX_RNDV_THRESH under MPICH), but nothing prices
+/// them, so the saving leaves them out and a note says how many.
+fn unpriced_modes(r: &Report, a: &mut Advice) {
+    let advised = a.setting.as_ref().and_then(|x| x.value);
+    let end = a
+        .candidates
+        .iter()
+        .find(|c| a.advised && Some(c.value) == advised)
+        .map(|c| c.eager_up_to_bytes);
+    let (Some(lo), Some(hi)) = (a.current_switch_bytes, end) else {
+        return;
+    };
+    let calibrated = |mode: &str| {
+        r.calibration
+            .mpi
+            .iter()
+            .any(|c| c.peer_class == a.peer_class && c.mode == mode)
+    };
+    for p in &r.passive {
+        let eager_capable = crate::passive::is_send(&p.mode) && !p.mode.contains("ssend");
+        if p.peer_class != a.peer_class || !eager_capable || calibrated(&p.mode) {
+            continue;
+        }
+        let n: u64 = p
+            .bins
+            .iter()
+            .filter(|b| b.count > 0 && b.smallest_bytes > lo && b.largest_bytes <= hi)
+            .map(|b| b.count)
+            .sum();
+        if n > 0 {
+            a.notes.push(format!(
+                "{n} messages of {}–{hi} B were sent in mode {} (not calibrated; LOGGP_CALIBRATE=full measures isend): the setting may make them eager too, and the saving leaves them out",
+                lo + 1,
+                p.mode
+            ));
+        }
+    }
 }
 
 /// The job against the calibration for the messages the advice prices: their pair time
@@ -749,6 +792,23 @@ mod tests {
             .as_ref()
             .unwrap()
             .contains("btl_vader_eager_limit 6056"));
+    }
+
+    /// The halo's MPI_Isend messages of the advised sizes: not priced, and said so.
+    #[test]
+    fn isend_messages_the_advice_also_turns_eager_are_named() {
+        let mut r = report(&[(6000, 1000), (2000, 1000)]);
+        let mut isend = r.passive[0].clone();
+        isend.mode = "isend".into();
+        r.passive.push(isend);
+        let (a, _) = advise(&r, &Settings::default());
+        assert!(a[0].advised, "{:#?}", a[0]);
+        let note = a[0].notes.iter().find(|n| n.contains("mode isend"));
+        assert!(
+            note.is_some_and(|n| n.starts_with("1000 messages of 4041–6000 B")),
+            "{:?}",
+            a[0].notes
+        );
     }
 
     #[test]
