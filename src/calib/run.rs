@@ -908,8 +908,12 @@ fn nearer_left<T: Transport, C: Control>(
     let p1 = summarize(&mut c.prtt(1, 0, s, reps)?);
     let pn = summarize(&mut c.prtt(n, 0, s, reps)?);
     let gall = (pn.median - p1.median) / (n - 1) as f64 * ns_per_tick;
-    let at = |(g, gg): (f64, f64)| g + gg * (s as f64 - 1.0);
-    Some((gall - at(left)).abs() <= (gall - at(right)).abs())
+    Some((gall - gall_on(left, s)).abs() <= (gall - gall_on(right, s)).abs())
+}
+
+/// A range's line of G_all at size `s`: g + (s−1)G.
+fn gall_on((g, gg): (f64, f64), s: usize) -> f64 {
+    g + gg * (s as f64 - 1.0)
 }
 
 /// Why the client's probes ended early: the budget (its repetitions stopped in band) or a
@@ -976,8 +980,8 @@ fn fit_mode<T: Transport, C: Control>(
         // both sizes can the probes tell the sides apart (a split made by o_s alone, as
         // over a rate-limited link, is bisected as before).
         let distinct = |(a, b): ((f64, f64), (f64, f64)), s: usize| {
-            let at = |(g, gg): (f64, f64)| g + gg * (s as f64 - 1.0);
-            (at(a) - at(b)).abs() > 0.25 * at(a).max(at(b))
+            let (ya, yb) = (gall_on(a, s), gall_on(b, s));
+            (ya - yb).abs() > 0.25 * ya.max(yb)
         };
         let judged = match (fl, fr) {
             (Some(a), Some(b)) if !eager_limit && distinct((a, b), lo) && distinct((a, b), hi) => {
@@ -1009,30 +1013,25 @@ fn fit_mode<T: Transport, C: Control>(
         while hi - lo > 1 && m.bisection_probes < 96 {
             let fail = |c: &Client<T, C>| stop_of(c, format!("{mode}: bisecting {lo}..{hi} bytes"));
             let mid = lo + (hi - lo) / 2;
-            let Some(mut v) = c.prtt(1, 0, mid, reps) else {
-                return Err(fail(c));
-            };
-            let p1 = summarize(&mut v);
-            m.bisection_probes += 1;
             let left_side = if eager_limit {
-                let Some(waits) = c.send_waits(late_delay(p1.median), mid, reps) else {
+                let Some(mut v) = c.prtt(1, 0, mid, reps) else {
+                    return Err(fail(c));
+                };
+                let late = late_delay(summarize(&mut v).median);
+                let Some(waits) = c.send_waits(late, mid, reps) else {
                     return Err(fail(c));
                 };
                 !waits
             } else {
-                let Some(mut v) = c.prtt(n, 0, mid, reps) else {
+                let (Some(a), Some(b)) = (fl, fr) else {
+                    break;
+                };
+                let Some(left) = nearer_left(c, mid, n, reps, k, a, b) else {
                     return Err(fail(c));
                 };
-                let pn = summarize(&mut v);
-                let gall = (pn.median - p1.median) / (n - 1) as f64 * k;
-                match (fl, fr) {
-                    (Some(a), Some(b)) => {
-                        let at = |(g, gg): (f64, f64)| g + gg * (mid as f64 - 1.0);
-                        (gall - at(a)).abs() <= (gall - at(b)).abs()
-                    }
-                    _ => break,
-                }
+                left
             };
+            m.bisection_probes += 1;
             if left_side {
                 lo = mid;
             } else {
