@@ -6,4 +6,19 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 source scripts/mpi-env.sh
 scripts/build.sh
+# A test that cannot run fails unless its reason is on the skip list (tests/common/skip.rs);
+# the list and every skip taken are printed at the end, whatever the outcome.
+rm -f target/test-skips.log
+report_skips() {
+  local list
+  list=$( { sed 's/#.*//' tests/skip-list.txt; tr ',' '\n' <<<"${LOGGP_TEST_SKIP:-}"; } | sed 's/^ *//; s/ *$//' | grep -v '^$' || true)
+  echo "skip list (tests/skip-list.txt, LOGGP_TEST_SKIP): $(grep -c . <<<"$list" || true) reason(s)${list:+: $(tr '\n' ' ' <<<"$list")}"
+  if [ -s target/test-skips.log ]; then
+    echo "tests that could not run: $(wc -l < target/test-skips.log)"
+    sed 's/^/  /' target/test-skips.log
+  else
+    echo "tests that could not run: 0"
+  fi
+}
+trap report_skips EXIT
 cargo test --release --workspace -- --test-threads=1 "$@"

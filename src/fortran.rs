@@ -50,12 +50,45 @@ impl Real {
         if !p.is_null() {
             return p;
         }
+        // The test setting hides the point-to-point routines, never MPI_Init and its kin
+        // (the job must start to show what the missing routine does).
+        let lifecycle = [&b"init"[..], b"finalize", b"abort"]
+            .iter()
+            .any(|w| self.name.windows(w.len()).any(|x| x == *w));
+        if !lifecycle && crate::settings::inject("fortran_missing") {
+            return std::ptr::null_mut();
+        }
         // SAFETY: a NUL-terminated symbol name; RTLD_NEXT searches the libraries after
         // this one, where the MPI's Fortran library is.
         let p = unsafe { libc::dlsym(libc::RTLD_NEXT, self.name.as_ptr() as *const _) };
         self.ptr.store(p, Ordering::Release);
         p
     }
+}
+
+/// The MPI's own routine could not be found (an MPI built without it, a library loaded
+/// in an unusual order): the call fails as a failing MPI call does — MPI_ERR_OTHER in
+/// IERROR, through the error handler of MPI_COMM_WORLD (fatal, unless the application set
+/// MPI_ERRORS_RETURN) — and loggp says so once. Never a success that did nothing.
+#[cold]
+fn missing(real: &Real, ierr: P, handler: bool) -> c_int {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let name = String::from_utf8_lossy(real.name.strip_suffix(b"\0").unwrap_or(real.name));
+    if !SAID.swap(true, Ordering::Relaxed) {
+        crate::runtime::say(&format!(
+            "loggp: the MPI's own Fortran routine {name} was not found; the call fails with MPI_ERR_OTHER"
+        ));
+    }
+    let e = mpi::err_other();
+    if !ierr.is_null() {
+        // SAFETY: IERROR is the caller's INTEGER.
+        unsafe { *(ierr as *mut MPI_Fint) = e as MPI_Fint };
+    }
+    if handler {
+        // SAFETY: the world communicator exists between MPI_Init and MPI_Finalize.
+        unsafe { mpi::PMPI_Comm_call_errhandler(mpi::comm_world(), e) };
+    }
+    e
 }
 
 /// A Fortran INTEGER argument's value.
@@ -125,7 +158,7 @@ macro_rules! fortran {
                 unsafe fn [<fortran_ $short>](real: &Real, $($arg: P,)* $ierr: P) -> c_int {
                     let f = real.get();
                     if f.is_null() {
-                        return mpi::success(); // not reachable: the caller's binding exists
+                        return missing(real, $ierr, true);
                     }
                     // SAFETY: the MPI's routine of this very signature.
                     let callee: unsafe extern "C" fn($(ptr_ty!($arg),)* P) = std::mem::transmute(f);
@@ -269,6 +302,9 @@ macro_rules! fortran_lifecycle {
                 unsafe fn [<fortran_ $short>](real: &Real, $($arg: P),*) {
                     let f = real.get();
                     if f.is_null() {
+                        // No error handler to call around MPI_Init and MPI_Finalize.
+                        let ierr = [$($arg),*].last().copied().unwrap_or(std::ptr::null_mut());
+                        missing(real, ierr, false);
                         return;
                     }
                     // SAFETY: the MPI's routine of this very signature.

@@ -612,7 +612,7 @@ fn build_report(
     // Not on an abnormal exit: there the write must be quick (a launcher may kill the
     // rank), and the measurements are in the file for `loggp refit`.
     if complete {
-        loggp_model::estimate(&mut report, &crate::calib::run::model_settings());
+        loggp_model::estimate(&mut report, &crate::calib::switches::model_settings());
     } else {
         report.sections.insert(
             "estimates".into(),

@@ -90,6 +90,7 @@ constants! {
     status_ignore: *mut MPI_Status = loggp_MPI_STATUS_IGNORE;
     statuses_ignore: *mut MPI_Status = loggp_MPI_STATUSES_IGNORE;
     success: i32 = loggp_MPI_SUCCESS;
+    err_other: i32 = loggp_MPI_ERR_OTHER;
     any_source: i32 = loggp_MPI_ANY_SOURCE;
     proc_null: i32 = loggp_MPI_PROC_NULL;
     undefined: i32 = loggp_MPI_UNDEFINED;

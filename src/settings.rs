@@ -344,11 +344,11 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
     }
     if let Some(v) = get("LOGGP_INJECT_FAULT") {
         match v.as_str() {
-            "comm_translate" | "finalize" => s.inject_fault = Some(v),
+            "comm_translate" | "finalize" | "fortran_missing" => s.inject_fault = Some(v),
             _ => bad(
                 "LOGGP_INJECT_FAULT",
                 &v,
-                "comm_translate, finalize",
+                "comm_translate, finalize, fortran_missing",
                 "none".into(),
             ),
         }

@@ -7,9 +7,14 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn compile_fortran(mpi: Mpi, binding: &str) -> PathBuf {
+    compile_f(mpi, "p2p.F90", binding)
+}
+
+fn compile_f(mpi: Mpi, src: &str, binding: &str) -> PathBuf {
     let dir = root().join("target/it-bin").join(mpi.name());
     std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join(format!("p2p_f_{binding}"));
+    let stem = src.split('.').next().unwrap_or(src);
+    let out = dir.join(format!("{stem}_f_{binding}"));
     let fc = match mpi {
         Mpi::OpenMpi => "mpifort.openmpi",
         Mpi::Mpich => "mpif90.mpich",
@@ -17,7 +22,7 @@ fn compile_fortran(mpi: Mpi, binding: &str) -> PathBuf {
     let o = Command::new(fc)
         .args(["-cpp", &format!("-D{binding}"), "-O1", "-o"])
         .arg(&out)
-        .arg(root().join("tests/f/p2p.F90"))
+        .arg(root().join("tests/f").join(src))
         .output()
         .expect("Fortran compiler wrapper not found: run scripts/setup.sh");
     assert!(
@@ -108,4 +113,45 @@ fn mpich_f08_large_counts_and_isendrecv() {
     assert_eq!(observations(&stdout(&plain)), observations(&stdout(&shim)));
     let r = read_report(&report);
     assert_counts(&r, &expected(&stdout(&shim)), &["MPI_Init"]);
+}
+
+/// Issue 22 (f): where loggp cannot find the MPI's own Fortran routine, the call fails
+/// (MPI_ERR_OTHER, through the error handler) and loggp says so once per process — never
+/// a silent success. Open MPI's `use mpi` reaches loggp's Fortran entry points.
+#[test]
+fn a_missing_fortran_routine_is_an_error_said_once() {
+    let mpi = Mpi::OpenMpi;
+    let dir = scratch("fortran_missing");
+    let prog = compile_f(mpi, "missing.F90", "USEMPI");
+    let go = |fault: bool| {
+        let mut r = Run::new(2, true)
+            .env("LOGGP_CALIBRATE", "off")
+            .env("LOGGP_REPORT", dir.join("r.json").to_str().unwrap());
+        if fault {
+            r = r.env("LOGGP_INJECT_FAULT", "fortran_missing");
+        }
+        run(mpi, &r, &prog, &[], &dir)
+    };
+    let fine = go(false);
+    assert!(fine.status.success(), "{}", stderr(&fine));
+    assert_eq!(
+        stdout(&fine).matches("send ierror 0").count(),
+        2,
+        "{}",
+        stdout(&fine)
+    );
+    let broken = go(true);
+    assert!(broken.status.success(), "{}", stderr(&broken));
+    let out = stdout(&broken);
+    let codes: Vec<i64> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("send ierror ")?.trim().parse().ok())
+        .collect();
+    assert_eq!(codes.len(), 2, "{out}");
+    assert!(
+        codes.iter().all(|&c| c != 0),
+        "the call reported success: {out}"
+    );
+    let said = stderr(&broken).matches("was not found").count();
+    assert_eq!(said, 2, "once per process: {}", stderr(&broken));
 }

@@ -8,19 +8,51 @@ fn job(mpi: Mpi, src: &str, env: &[(&str, &str)], name: &str) -> Report {
     report_of(mpi, 2, src, env, name)
 }
 
+/// The switch a separate, calibrated job finds with the same settings (a job of
+/// MPI_Init and MPI_Finalize): the passive bracket is judged against it, so the bracket
+/// itself (from a job with LOGGP_CALIBRATE=off) is chosen without knowing the answer.
+fn calibrated_switch(mpi: Mpi, env: &[(&str, &str)], name: &str) -> u64 {
+    let r = job(mpi, "init_only.c", env, &format!("{name}_calibrated"));
+    r.thresholds
+        .iter()
+        .find(|t| t.peer_class == "intra_node" && t.mode == "send")
+        .and_then(|t| t.active_bytes)
+        .expect("the calibrated job found the switch")
+}
+
+/// The traffic's bracket of a job run with LOGGP_CALIBRATE=off, and the switch of a
+/// separate calibrated job under the same settings.
+fn blind_bracket(mpi: Mpi, src: &str, env: &[(&str, &str)], name: &str) -> (Report, u64, u64, u64) {
+    let mut off = env.to_vec();
+    off.push(("LOGGP_CALIBRATE", "off"));
+    let r = job(mpi, src, &off, name);
+    let t = r
+        .thresholds
+        .iter()
+        .find(|t| t.peer_class == "intra_node" && t.mode == "send")
+        .expect("a passive threshold");
+    assert_eq!(t.active_bytes, None, "calibration off: no active switch");
+    let (lo, hi) = (
+        t.passive_lo_bytes.expect("bracket lo"),
+        t.passive_hi_bytes.expect("bracket hi"),
+    );
+    let active = calibrated_switch(mpi, env, name);
+    (r, active, lo, hi)
+}
+
 /// A blocking exchange whose receiver computes before receiving (tests/c/exchange.c):
-/// the passive bracket of the blocking send contains the eager limit the calibration
-/// found, and moves with OMPI_MCA_btl_vader_eager_limit.
+/// the passive bracket of the blocking send, learned without a calibration, contains the
+/// eager limit a separate calibrated job finds, and moves with
+/// OMPI_MCA_btl_vader_eager_limit.
 #[test]
 fn blocking_exchange_brackets_the_eager_limit() {
     for limit in ["4096", "16384"] {
-        let r = job(
+        let (r, active, lo, hi) = blind_bracket(
             Mpi::OpenMpi,
             "exchange.c",
             &[("OMPI_MCA_btl_vader_eager_limit", limit)],
             &format!("passive_exchange_{limit}"),
         );
-        let (active, lo, hi) = bracket(&r);
         assert!(
             lo <= active && active < hi,
             "limit {limit}: passive [{lo}, {hi}] vs active {active}"
@@ -45,34 +77,21 @@ fn blocking_exchange_brackets_the_eager_limit() {
 
 /// Open MPI's pml ucx (issue 12): blocking sends switch at the smaller of UCX's two
 /// thresholds; with UCX_RNDV_THRESH=16384 the switch is 16383, and the passive bracket of
-/// the application's own blocking sends contains what the calibration found.
+/// the application's own blocking sends (no calibration) contains what a separate
+/// calibrated job finds.
 #[test]
 fn blocking_exchange_brackets_the_ucx_threshold_under_pml_ucx() {
     let mut env: Vec<(&str, &str)> = PML_UCX.to_vec();
     env.push(("UCX_RNDV_THRESH", "16384"));
     env.push(("LOGGP_RAW", "off"));
-    let r = job(Mpi::OpenMpi, "exchange.c", &env, "passive_exchange_pml_ucx");
-    let (active, lo, hi) = bracket(&r);
+    let (_, active, lo, hi) =
+        blind_bracket(Mpi::OpenMpi, "exchange.c", &env, "passive_exchange_pml_ucx");
     assert!((16384 - 128..=16384).contains(&active), "active {active}");
     assert!(
         lo <= active && active < hi,
         "passive [{lo}, {hi}] vs active {active}"
     );
     assert!(hi - lo < active / 8, "[{lo}, {hi}]");
-}
-
-/// The intra-node blocking send's switch: (found by the calibration, passive bracket).
-fn bracket(r: &Report) -> (u64, u64, u64) {
-    let t = r
-        .thresholds
-        .iter()
-        .find(|t| t.peer_class == "intra_node" && t.mode == "send")
-        .unwrap();
-    (
-        t.active_bytes.expect("active limit"),
-        t.passive_lo_bytes.expect("bracket lo"),
-        t.passive_hi_bytes.expect("bracket hi"),
-    )
 }
 
 /// The halo-style exchange of examples/demo.c (Isend/Irecv/Waitall and Send/Recv, 8 B –

@@ -133,16 +133,17 @@ fn raw_off_and_unavailable_transports_say_why() {
         .iter()
         .find(|x| x.transport == "verbs")
         .expect("verbs is never silently absent");
-    assert!(
-        verbs.status.starts_with("unavailable: "),
-        "{}",
-        verbs.status
-    );
-    if !std::path::Path::new("/sys/class/infiniband").exists() {
-        eprintln!("verbs integration SKIPPED: no RDMA device (/sys/class/infiniband absent)");
-        assert!(verbs.status.contains("no RDMA device"));
+    // Where an RDMA device exists verbs is measured; where none does, the status says so.
+    if rdma_device() {
+        assert_eq!(verbs.status, "done", "{verbs:?}");
+    } else {
+        assert!(
+            verbs.status.starts_with("unavailable: ") && verbs.status.contains("no RDMA device"),
+            "{}",
+            verbs.status
+        );
+        assert!(verbs.ranges.is_empty());
     }
-    assert!(verbs.ranges.is_empty());
     // tcp over loopback between the intra-node pair, when asked.
     let r = job(
         Mpi::OpenMpi,
@@ -323,16 +324,17 @@ fn uct_hidden_is_unavailable_and_the_job_runs_unchanged() {
     // libuct made unloadable inside a private mount namespace: /dev/null over the file.
     let lib = std::fs::canonicalize("/usr/lib/x86_64-linux-gnu/libuct.so.0");
     let Ok(lib) = lib else {
-        eprintln!("SKIPPED: libuct.so.0 is not where Debian puts it");
-        return;
+        return cannot_run("libuct", "libuct.so.0 is not where Debian puts it");
     };
     let probe = Command::new("unshare")
         .args(["-m", "sh", "-c"])
         .arg(format!("mount --bind /dev/null {}", lib.display()))
         .output();
     if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("SKIPPED: no private mount namespace here (needs root and unshare)");
-        return;
+        return cannot_run(
+            "mount-namespace",
+            "no private mount namespace here (needs root and unshare)",
+        );
     }
     let dir = scratch("raw_uct_hidden");
     let prog = compile(Mpi::OpenMpi, "p2p_all.c", &[]);
@@ -383,17 +385,26 @@ fn uct_hidden_is_unavailable_and_the_job_runs_unchanged() {
     assert_eq!(shm.map(|s| s.status.as_str()), Some("done"));
 }
 
-/// Where an RDMA device exists, verbs is measured through UCT's verbs transports.
+/// Whether this machine has an RDMA device (the hardware the verbs tests need).
+fn rdma_device() -> bool {
+    std::fs::read_dir("/sys/class/infiniband").is_ok_and(|mut d| d.next().is_some())
+}
+
+/// Verbs through UCT's verbs transports: measured where an RDMA device exists (and then
+/// it must be done); where none exists, the report says so and measures nothing. Either
+/// way the test runs and can fail.
 #[test]
 fn verbs_through_uct_where_a_device_exists() {
-    if !std::path::Path::new("/sys/class/infiniband").exists() {
-        eprintln!(
-            "SKIPPED: no RDMA device (/sys/class/infiniband absent): verbs cannot be measured here"
-        );
-        return;
-    }
     let r = job(Mpi::OpenMpi, &[("LOGGP_RAW", "verbs")], "raw_verbs_uct");
     let v = &r.calibration.raw[0];
+    if !rdma_device() {
+        assert!(
+            v.status.starts_with("unavailable: ") && v.status.contains("no RDMA device"),
+            "{v:?}"
+        );
+        assert!(v.ranges.is_empty() && v.points.is_empty());
+        return;
+    }
     assert_eq!(v.status, "done", "{v:?}");
     let tl = v.tl.clone().unwrap_or_default();
     assert!(

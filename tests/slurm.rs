@@ -85,8 +85,10 @@ fn jobs_under_a_real_slurm() {
     let slurm = match Slurm::start() {
         Ok(s) => s,
         Err(why) => {
-            eprintln!("SKIPPED: a single-node Slurm could not start here: {why}");
-            return;
+            return cannot_run(
+                "slurm",
+                &format!("a single-node Slurm could not start here: {why}"),
+            );
         }
     };
     let prog_mpich = compile(Mpi::Mpich, "forever.c", &[]);

@@ -10,6 +10,7 @@
 //! * [`fit`], [`stats`] — constrained lines, medians, the bootstrap's generator.
 pub mod active;
 pub mod advise;
+pub mod causes;
 pub mod check;
 pub mod fit;
 pub mod overhead;
@@ -43,6 +44,10 @@ pub fn mpi_send_set_of<'a>(
         .find(|m| m.peer_class == raw.peer_class && m.mode == "send")
 }
 
+/// How far this machine moved between runs, beyond one run's passes (1σ of the log of a
+/// run's estimate, o_s, o_r, g, G, L): see `Settings::between_run`.
+pub const BETWEEN_RUN: [f64; 5] = [0.09, 0.09, 0.09, 0.13, 0.07];
+
 /// The estimators' settings. Defaults are what the shim uses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
@@ -59,6 +64,18 @@ pub struct Settings {
     pub rel_floor: f64,
     /// Multiplies the BIC price of a range (1: the criterion as it is).
     pub penalty_scale: f64,
+    /// How far a run's estimates move with the machine between runs, beyond what the
+    /// passes of one run show: 1σ on the log scale, per parameter (o_s, o_r, g, G, L).
+    /// The repeat-run intervals include it (see `active::repeat_interval`). Measured on
+    /// the 2-core VM loggp is tested on (`loggp repeat` over ten quick calibrations).
+    pub between_run: [f64; 5],
+    /// The probability a repeat-run interval is built to cover.
+    pub repeat_level: f64,
+    /// Segment a calibration set's points anew even where the calibration located its
+    /// switches (and the level changes that did not repeat) itself: `loggp refit` with
+    /// another price of a range or noise floor. Otherwise the ranges end where the
+    /// calibration's own probes said (reports of 0.3 on).
+    pub resegment: bool,
     /// Fewest sizes a calibration range may have.
     pub min_range_points: usize,
 }
@@ -71,6 +88,9 @@ impl Default for Settings {
             abs_floor_ns: 20.0,
             rel_floor: 0.15,
             penalty_scale: 1.0,
+            between_run: BETWEEN_RUN,
+            repeat_level: 0.90,
+            resegment: false,
             min_range_points: 3,
         }
     }
@@ -94,6 +114,8 @@ impl Settings {
             ("abs_floor_ns", format!("{}", self.abs_floor_ns)),
             ("rel_floor", format!("{}", self.rel_floor)),
             ("penalty_scale", format!("{}", self.penalty_scale)),
+            ("between_run_log_sd", format!("{:?}", self.between_run)),
+            ("repeat_level", format!("{}", self.repeat_level)),
             ("min_range_points", self.min_range_points.to_string()),
             ("version", env!("CARGO_PKG_VERSION").to_string()),
         ]
@@ -124,7 +146,31 @@ pub fn estimate(r: &mut Report, s: &Settings) {
     let mut mpi_fits = vec![];
     for set in &mut r.calibration.mpi {
         let sw = switches(&set.switches_bytes, &set.not_repeated_bytes, &set.ranges);
-        let f = active::fit_set(&set.points, set.n, &sw, &set.not_repeated_bytes, s);
+        // Where the calibration probed its boundaries itself (0.3 on), the ranges end
+        // there: at each switch it located to the byte, and at each level change that did
+        // not repeat (a boundary of the fit, not a switch). Segmenting anew could place a
+        // boundary one schedule size away from the switch the probes found.
+        let own: Option<Vec<u64>> = (set.passes.is_some() && !s.resegment).then(|| {
+            let mut b: Vec<u64> = sw
+                .iter()
+                .copied()
+                .chain(set.not_repeated_bytes.iter().map(|x| x[0]))
+                .collect();
+            b.sort_unstable();
+            b.dedup();
+            b
+        });
+        let f = active::fit_set(
+            &active::SetInput {
+                points: &set.points,
+                n: set.n,
+                by_pass: set.passes.is_some(),
+                switches: &sw,
+                not_repeated: &set.not_repeated_bytes,
+                bounds: own.as_deref(),
+            },
+            s,
+        );
         set.ranges = f.ranges.clone();
         mpi_fits.push(f);
     }
@@ -132,7 +178,36 @@ pub fn estimate(r: &mut Report, s: &Settings) {
     for set in &mut r.calibration.raw {
         let n = if set.n > 1 { set.n } else { 16 };
         let sw = switches(&set.switches_bytes, &set.not_repeated_bytes, &set.ranges);
-        let f = active::fit_set(&set.points, n, &sw, &set.not_repeated_bytes, s);
+        // Measured in the same passes as MPI (0.3 on), a raw transport's set takes the
+        // ranges of MPI's blocking send of its peer class: each MPI range is compared with
+        // the raw layer over the same sizes (bell2003 §5), and the raw layer's own bends
+        // (a cache filling up in a burst) are not protocol switches to locate.
+        let bounds: Option<Vec<u64>> = set.passes.and_then(|_| {
+            let m = r
+                .calibration
+                .mpi
+                .iter()
+                .find(|m| m.peer_class == set.peer_class && m.mode == "send")?;
+            Some(m.ranges.iter().map(|x| x.size_hi_bytes).collect())
+        });
+        let mut f = active::fit_set(
+            &active::SetInput {
+                points: &set.points,
+                n,
+                by_pass: set.passes.is_some(),
+                switches: &sw,
+                not_repeated: &set.not_repeated_bytes,
+                bounds: bounds.as_deref(),
+            },
+            s,
+        );
+        if bounds.is_some() {
+            for x in &mut f.ranges {
+                x.method = x.method.take().map(|m| {
+                    format!("{m}; ranges: those of MPI's blocking send of this peer class, each compared with the raw layer over the same sizes (bell2003 §5)")
+                });
+            }
+        }
         set.ranges = f.ranges.clone();
         raw_fits.push(f);
     }
@@ -158,6 +233,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
                 &transport,
                 (mf, &m.points),
                 (rf, &raw.points),
+                s,
             ));
         }
     }
@@ -213,6 +289,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
             })
         })
         .collect();
+    causes::name_switches(r);
     r.warnings.retain(|w| !w.starts_with(WARNING_PREFIX));
     let w = reconcile::warnings(r);
     r.warnings.extend(w);

@@ -46,6 +46,21 @@ pub fn warnings(r: &Report) -> Vec<String> {
             }
         }
     }
+    // A raw transport is the floor MPI is compared with (bell2003 §5): where it is slower
+    // than MPI, the baseline is at fault, and MPI − raw says nothing there.
+    let slow = crate::check::floor_violations(r);
+    let mut names: Vec<&String> = slow.iter().map(|x| &x.0).collect();
+    names.dedup();
+    for name in names {
+        let v: Vec<&(String, u64, f64)> = slow.iter().filter(|x| &x.0 == name).collect();
+        let worst = v.iter().map(|x| x.2).fold(0.0, f64::max);
+        let sizes: Vec<String> = v.iter().map(|x| x.1.to_string()).collect();
+        out.push(format!(
+            "{WARNING_PREFIX}raw {name} is slower than MPI's blocking send at {} size(s) ({} B; up to {worst:.2} × MPI's round trip): it is no floor there — the baseline is at fault at those sizes, not a measure of what MPI adds",
+            v.len(),
+            sizes.join(", ")
+        ));
+    }
     for t in &r.thresholds {
         if let (Some(act), Some(lo), Some(hi)) =
             (t.active_bytes, t.passive_lo_bytes, t.passive_hi_bytes)

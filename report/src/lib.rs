@@ -191,6 +191,12 @@ pub struct CalibrationSet {
     /// probed in increasing order), the protocol did not. The ranges do not split there.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_repeated_bytes: Vec<[u64; 2]>,
+    /// Passes over the schedule: every size measured once per pass, the passes after the
+    /// first in a shuffled order, MPI and the raw transports side by side. Each point's
+    /// `*_reps_ns` then hold one value per pass, in pass order (0.3 on; absent before:
+    /// the repetitions were taken in a row and stored sorted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u64>,
     pub ranges: Vec<Range>,
     pub points: Vec<Point>,
 }
@@ -221,6 +227,9 @@ pub struct RawSet {
     /// Level changes that did not repeat (see CalibrationSet).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_repeated_bytes: Vec<[u64; 2]>,
+    /// Passes over the schedule (see CalibrationSet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u64>,
     pub ranges: Vec<Range>,
     pub points: Vec<Point>,
 }
@@ -282,14 +291,16 @@ pub struct Point {
     pub delay_fallback: bool,
     pub repetitions: u64,
     /// Every repetition of each probe (the medians above are theirs): the bootstrap of
-    /// the intervals resamples them. Absent in reports of loggp before 0.2.
+    /// the intervals resamples them. In pass order where the set has `passes`; absent in
+    /// reports of loggp before 0.2.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub prtt_1_0_reps_ns: Vec<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub prtt_n_0_reps_ns: Vec<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub prtt_n_d_reps_ns: Vec<f64>,
-    /// The server's timed receives (n − 1 per repetition).
+    /// The server's receive overhead: each pass's median of its n − 1 timed receives
+    /// (where the set has `passes`; before, every timed receive, sorted).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub recv_overhead_reps_ns: Vec<f64>,
     /// Whether a send of this size waited for a receiver that came late: true for a

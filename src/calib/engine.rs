@@ -12,6 +12,10 @@ use loggp_model::stats::{summarize, Summary};
 
 /// Moves messages of a given size between the two sides of a pair.
 pub trait Transport {
+    /// Which of the transport's channels the next commands are for (a pair keeps MPI's
+    /// send modes and the raw transports open side by side, and interleaves them: see
+    /// `run`). A transport of one channel ignores it.
+    fn select(&mut self, _chan: usize) {}
     fn send(&mut self, size: usize) -> bool;
     fn recv(&mut self, size: usize) -> bool;
     /// Lets the transport make progress without receiving (MPI: a probe on another tag),
@@ -25,6 +29,12 @@ pub trait Transport {
     fn clear_stop(&mut self);
     /// Whether the last message received was the stop mark.
     fn stopped(&self) -> bool;
+    /// Chooses again, with the peer over the control channel, how messages go where the
+    /// transport has several ways (a shared-memory ring or a single copy); `client`: this
+    /// side leads. False where the exchange failed.
+    fn choose(&mut self, _ctl: &mut dyn Control, _client: bool) -> bool {
+        true
+    }
 }
 
 /// Carries the client's commands and the server's answers.
@@ -37,8 +47,12 @@ const CMD_PRTT: u64 = 1;
 const CMD_ORECV: u64 = 2;
 const CMD_DONE: u64 = 3;
 const CMD_LATE: u64 = 4;
+/// The command's roles swapped: the server sends and times, the client answers.
+const REVERSED: u64 = 0x80;
+const CMD_CHOOSE: u64 = 5;
 
-/// Receive timings the server returns per size (quick: 5 × 15, full: 9 × 15 are taken).
+/// Values one message train of the control channel carries at most (receive timings:
+/// 15 per pass).
 pub const MAX_RECV_SAMPLES: usize = 160;
 
 /// Ticks of 10 µs, set when the clock's rate is known (0: never yield).
@@ -83,6 +97,15 @@ pub struct Client<'a, T: Transport, C: Control> {
     /// Start of the last repetition and how long the one before it took (ns).
     rep_started_ns: u64,
     last_rep_ns: u64,
+    /// The channel the commands are for (see `Transport::select`).
+    chan: u64,
+    /// Swap the roles of the probes: the server sends and times, this side answers. The
+    /// passes alternate, so every size is measured in both directions: each process of a
+    /// pair has its own speed on a shared machine, and which of the two is slower changes
+    /// from run to run (MPI_Send of 1 B took 171 ticks on one rank and 343 on the other,
+    /// either way round, under MPICH here), so one direction alone measures one
+    /// process's luck.
+    pub reverse: bool,
 }
 
 impl<'a, T: Transport, C: Control> Client<'a, T, C> {
@@ -94,7 +117,29 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             stopped: false,
             rep_started_ns: 0,
             last_rep_ns: 0,
+            chan: 0,
+            reverse: false,
         }
+    }
+
+    /// Before a pass: the channel's transport may choose again how it moves data (see
+    /// `Transport::choose`), on both sides.
+    pub fn choose(&mut self) -> bool {
+        if !self.ctl.send_words(&[self.word(CMD_CHOOSE, 0), 0, 0, 0]) {
+            return false;
+        }
+        self.t.choose(self.ctl, true)
+    }
+
+    /// Directs the next commands, on both sides, to channel `chan`.
+    pub fn select(&mut self, chan: usize) {
+        self.chan = chan as u64;
+        self.t.select(chan);
+    }
+
+    /// A command's first word: the command, the channel, an argument.
+    fn word(&self, cmd: u64, arg: u64) -> u64 {
+        cmd | self.chan << 8 | arg << 16
     }
 
     /// Called before each repetition: a budget is a promise, so a repetition that would
@@ -127,6 +172,25 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         }
     }
 
+    /// Whether a reversed command of `reps` repetitions fits before the deadline: the
+    /// server drives it, so it cannot be stopped in band; it is not started instead.
+    fn fits_reversed(&mut self, reps: u64) -> bool {
+        let now_ns = crate::clock::monotonic_raw_ns();
+        if self.stopped || now_ns.saturating_add(self.last_rep_ns * reps) > self.deadline_ns {
+            self.stopped = true;
+            return false;
+        }
+        self.rep_started_ns = now_ns;
+        true
+    }
+
+    /// The duration of a reversed command, as one repetition's, for the next judgement.
+    fn end_reversed(&mut self, reps: u64) {
+        let took = crate::clock::monotonic_raw_ns().saturating_sub(self.rep_started_ns);
+        self.last_rep_ns = took / reps.max(1);
+        self.rep_started_ns = 0;
+    }
+
     /// `reps` samples of PRTT(n, d, s), in ticks.
     pub fn prtt(&mut self, n: u64, d: u64, s: usize, reps: u64) -> Option<Vec<f64>> {
         self.prtt_calls(n, d, s, reps).map(|x| x.0)
@@ -134,7 +198,8 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
 
     /// PRTT(n, d, s) as `prtt`, and, where d > 0, the duration of each send call after
     /// the first (ticks): the edge reads that measure the time between sends bracket
-    /// the calls too, so the calls' own durations cost no extra timer read.
+    /// the calls too, so the calls' own durations cost no extra timer read. Reversed
+    /// (see `reverse`), the server sends and times, and returns what it measured.
     pub fn prtt_calls(
         &mut self,
         n: u64,
@@ -142,7 +207,28 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         s: usize,
         reps: u64,
     ) -> Option<(Vec<f64>, Vec<f64>)> {
-        if !self.ctl.send_words(&[CMD_PRTT, n, s as u64, reps]) {
+        if self.reverse {
+            if !self.fits_reversed(reps) {
+                return None;
+            }
+            let w = [self.word(CMD_PRTT | REVERSED, d), n, s as u64, reps];
+            if !self.ctl.send_words(&w) {
+                return None;
+            }
+            for _ in 0..reps {
+                if !matches!(answer_prtt(self.t, n, s), Answer::Done) {
+                    return None;
+                }
+            }
+            let out = recv_floats(self.ctl)?;
+            let calls = recv_floats(self.ctl)?;
+            self.end_reversed(reps);
+            return Some((out, calls));
+        }
+        if !self
+            .ctl
+            .send_words(&[self.word(CMD_PRTT, d), n, s as u64, reps])
+        {
             return None;
         }
         let mut out = Vec::with_capacity(reps as usize);
@@ -151,45 +237,15 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             if !self.next_rep() {
                 return None;
             }
-            let t0 = now();
-            if !self.t.send(s) {
-                return None;
-            }
-            // The time between two sends is read at its edges (right after one send
-            // returns, right before the next starts) and what it exceeds d by is taken
-            // out, so the formula's d is the time actually spent outside the sends. Taking
-            // out only the delay loop's own overshoot would leave its boundary timer reads
-            // (10–20 ns each on a VM) in o_s: the o_s study (tests/c/os_study.c) measured
-            // o_s 18–30 ns above MPI_Send's own duration that way, and equal to it within
-            // the timer's step with the edges read.
-            let mut overshoot = 0u64;
-            let mut after_send = if d > 0 { now() } else { 0 };
-            for _ in 1..n {
-                let mut before_send = 0;
-                if d > 0 {
-                    busy_wait(d);
-                    before_send = now();
-                    overshoot += before_send.wrapping_sub(after_send).saturating_sub(d);
-                }
-                if !self.t.send(s) {
-                    return None;
-                }
-                if d > 0 {
-                    after_send = now();
-                    calls.push(after_send.wrapping_sub(before_send) as f64);
-                }
-            }
-            if !self.t.recv(s) {
-                return None;
-            }
-            out.push(now().wrapping_sub(t0).wrapping_sub(overshoot) as f64);
+            out.push(drive_prtt(self.t, n, d, s, &mut calls)?);
         }
         self.end_reps();
         Some((out, calls))
     }
 
-    /// The server's receive overhead for size s: its timed receives (ticks, sorted; at
-    /// most `MAX_RECV_SAMPLES`) and their summary.
+    /// The receiving side's receive overhead for size s: its timed receives (ticks,
+    /// sorted; at most `MAX_RECV_SAMPLES`) and their summary. The server receives; reversed,
+    /// this side does.
     pub fn recv_overhead(
         &mut self,
         n: u64,
@@ -197,9 +253,29 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         s: usize,
         reps: u64,
     ) -> Option<(Summary, Vec<f64>)> {
+        if self.reverse {
+            if !self.fits_reversed(reps) {
+                return None;
+            }
+            if !self
+                .ctl
+                .send_words(&[self.word(CMD_ORECV | REVERSED, d), n, s as u64, reps])
+            {
+                return None;
+            }
+            let mut samples = vec![];
+            for _ in 0..reps {
+                if !matches!(time_receives(self.t, n, d, s, &mut samples), Answer::Done) {
+                    return None;
+                }
+            }
+            self.end_reversed(reps);
+            let sm = summarize(&mut samples);
+            return Some((sm, samples));
+        }
         if !self
             .ctl
-            .send_words(&[CMD_ORECV | d << 8, n, s as u64, reps])
+            .send_words(&[self.word(CMD_ORECV, d), n, s as u64, reps])
         {
             return None;
         }
@@ -207,12 +283,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             if !self.next_rep() {
                 return None;
             }
-            for _ in 0..n {
-                if !self.t.send(s) {
-                    return None;
-                }
-            }
-            if !self.t.recv(s) {
+            if !feed_receives(self.t, n, s) {
                 return None;
             }
         }
@@ -224,25 +295,38 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             iqr: f64::from_bits(w[2]),
             n: w[3] as usize,
         };
-        // Then the samples themselves, four to a control message.
-        let k = sm.n.min(MAX_RECV_SAMPLES);
-        let mut samples = Vec::with_capacity(k);
-        while samples.len() < k {
-            let w = self.ctl.recv_words()?;
-            samples.extend(w.iter().take(k - samples.len()).map(|&b| f64::from_bits(b)));
-        }
+        let samples = recv_floats(self.ctl)?;
         Some((sm, samples))
     }
 
-    /// Does a send of s bytes wait for its receiver? The server posts its receive `late`
-    /// ticks after the command, polling the transport meanwhile; the client times its send
-    /// call. An eager send (protocol T of altawil-moritz §3.2) is taken in as unexpected
-    /// and returns; a synchronous one (TA) or a rendezvous (RTA, RAT) cannot finish before
-    /// the receive is posted.
-    pub fn send_waits(&mut self, late: u64, s: usize, reps: u64) -> Option<bool> {
+    /// How long a send of s bytes takes when its receiver comes `late` ticks after the
+    /// command, polling the transport meanwhile (ticks, one per repetition). An eager
+    /// send (protocol T of altawil-moritz §3.2) is taken in as unexpected and returns; a
+    /// synchronous one (TA) or a rendezvous (RTA, RAT) cannot finish before the receive is
+    /// posted. See `waits` for the decision. Reversed, the server sends and times.
+    pub fn send_times(&mut self, late: u64, s: usize, reps: u64) -> Option<Vec<f64>> {
+        if self.reverse {
+            if !self.fits_reversed(reps) {
+                return None;
+            }
+            if !self
+                .ctl
+                .send_words(&[self.word(CMD_LATE | REVERSED, late), 0, s as u64, reps])
+            {
+                return None;
+            }
+            for _ in 0..reps {
+                if !matches!(answer_late(self.t, late, s), Answer::Done) {
+                    return None;
+                }
+            }
+            let times = recv_floats(self.ctl)?;
+            self.end_reversed(reps);
+            return Some(times);
+        }
         if !self
             .ctl
-            .send_words(&[CMD_LATE | late << 8, 0, s as u64, reps])
+            .send_words(&[self.word(CMD_LATE, late), 0, s as u64, reps])
         {
             return None;
         }
@@ -251,26 +335,15 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             if !self.next_rep() {
                 return None;
             }
-            let t0 = now();
-            if !self.t.send(s) {
-                return None;
-            }
-            times.push(now().wrapping_sub(t0) as f64);
-            if !self.t.recv(s) {
-                return None;
-            }
+            times.push(send_late(self.t, s)?);
         }
         self.end_reps();
-        // The second fastest repetition decides. A send that must wait for the late
-        // receiver returns before it only where the sender itself started late (held up
-        // between the reply and its next send by more than half the delay), and an eager
-        // one returns at once unless the sender was preempted during the call: one
-        // repetition of either kind must not decide. (The median let a loaded machine
-        // turn eager sizes into "waits"; the fastest alone put Open MPI's eager switch at
-        // 4055 instead of 4040 in one of five quiet runs.)
-        times.sort_by(f64::total_cmp);
-        let decisive = times.get(1).or(times.first()).copied()?;
-        Some(decisive > late as f64 / 2.0)
+        Some(times)
+    }
+
+    /// Does a send of s bytes wait for a receiver that comes `late` ticks after it?
+    pub fn send_waits(&mut self, late: u64, s: usize, reps: u64) -> Option<bool> {
+        waits(&self.send_times(late, s, reps)?, late)
     }
 
     pub fn done(&mut self) {
@@ -278,50 +351,226 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
     }
 }
 
-/// Serves a client until it says done (or the channel fails).
-/// Each repetition's first message may be the client's stop mark: the command ends there
-/// and the server waits for the next.
+/// Whether sends timed by `send_times` waited for their late receiver. The second fastest
+/// repetition decides. A send that must wait for the late receiver returns before it only
+/// where the sender itself started late (held up between the reply and its next send by
+/// more than half the delay), and an eager one returns at once unless the sender was
+/// preempted during the call: one repetition of either kind must not decide. (The median
+/// let a loaded machine turn eager sizes into "waits"; the fastest alone put Open MPI's
+/// eager switch at 4055 instead of 4040 in one of five quiet runs.)
+pub fn waits(times: &[f64], late: u64) -> Option<bool> {
+    let mut t = times.to_vec();
+    t.sort_by(f64::total_cmp);
+    let decisive = t.get(1).or(t.first()).copied()?;
+    Some(decisive > late as f64 / 2.0)
+}
+
+/// How the answering side of a repetition ended.
+enum Answer {
+    Done,
+    /// The first message was the client's stop mark.
+    Stopped,
+    Failed,
+}
+
+/// The sending side of one PRTT(n, d, s): n sends d apart, then the reply. Returns the
+/// round trip in ticks, with the time beyond d between sends taken out, and pushes each
+/// send's own duration after the first (where d > 0) to `calls`.
+fn drive_prtt<T: Transport + ?Sized>(
+    t: &mut T,
+    n: u64,
+    d: u64,
+    s: usize,
+    calls: &mut Vec<f64>,
+) -> Option<f64> {
+    let t0 = now();
+    if !t.send(s) {
+        return None;
+    }
+    // The time between two sends is read at its edges (right after one send returns,
+    // right before the next starts) and what it exceeds d by is taken out, so the
+    // formula's d is the time actually spent outside the sends. Taking out only the delay
+    // loop's own overshoot would leave its boundary timer reads (10–20 ns each on a VM) in
+    // o_s: the o_s study (tests/c/os_study.c) measured o_s 18–30 ns above MPI_Send's own
+    // duration that way, and equal to it within the timer's step with the edges read.
+    let mut overshoot = 0u64;
+    let mut after_send = if d > 0 { now() } else { 0 };
+    for _ in 1..n {
+        let mut before_send = 0;
+        if d > 0 {
+            busy_wait(d);
+            before_send = now();
+            overshoot += before_send.wrapping_sub(after_send).saturating_sub(d);
+        }
+        if !t.send(s) {
+            return None;
+        }
+        if d > 0 {
+            after_send = now();
+            calls.push(after_send.wrapping_sub(before_send) as f64);
+        }
+    }
+    if !t.recv(s) {
+        return None;
+    }
+    Some(now().wrapping_sub(t0).wrapping_sub(overshoot) as f64)
+}
+
+/// The answering side of one PRTT: n receives, one reply.
+fn answer_prtt<T: Transport + ?Sized>(t: &mut T, n: u64, s: usize) -> Answer {
+    t.clear_stop();
+    for i in 0..n {
+        if !t.recv(s) {
+            return Answer::Failed;
+        }
+        if i == 0 && t.stopped() {
+            return Answer::Stopped;
+        }
+    }
+    if t.send(s) {
+        Answer::Done
+    } else {
+        Answer::Failed
+    }
+}
+
+/// The sending side of the receive-overhead probe: n messages, then the reply.
+fn feed_receives<T: Transport + ?Sized>(t: &mut T, n: u64, s: usize) -> bool {
+    (0..n).all(|_| t.send(s)) && t.recv(s)
+}
+
+/// The receiving side: after the first message it waits d (so the next has surely
+/// arrived) and times each of the other n − 1 receives, then replies.
+fn time_receives<T: Transport + ?Sized>(
+    t: &mut T,
+    n: u64,
+    d: u64,
+    s: usize,
+    samples: &mut Vec<f64>,
+) -> Answer {
+    t.clear_stop();
+    if !t.recv(s) {
+        return Answer::Failed;
+    }
+    if t.stopped() {
+        return Answer::Stopped;
+    }
+    for _ in 1..n {
+        busy_wait(d);
+        let t0 = now();
+        if !t.recv(s) {
+            return Answer::Failed;
+        }
+        samples.push(now().wrapping_sub(t0) as f64);
+    }
+    if t.send(s) {
+        Answer::Done
+    } else {
+        Answer::Failed
+    }
+}
+
+/// The sending side of the late-receiver probe: one timed send, then the reply.
+fn send_late<T: Transport + ?Sized>(t: &mut T, s: usize) -> Option<f64> {
+    let t0 = now();
+    if !t.send(s) {
+        return None;
+    }
+    let took = now().wrapping_sub(t0) as f64;
+    t.recv(s).then_some(took)
+}
+
+/// The late receiver: progressing, it posts its receive `late` ticks after the command
+/// (some transports complete an eager send only once the receiver has polled: Open MPI's
+/// shared memory does), then replies.
+fn answer_late<T: Transport + ?Sized>(t: &mut T, late: u64, s: usize) -> Answer {
+    t.clear_stop();
+    let t0 = now();
+    while now().wrapping_sub(t0) < late {
+        t.progress();
+        std::thread::yield_now();
+    }
+    if !t.recv(s) {
+        return Answer::Failed;
+    }
+    if t.stopped() {
+        return Answer::Stopped;
+    }
+    if t.send(s) {
+        Answer::Done
+    } else {
+        Answer::Failed
+    }
+}
+
+/// Sends values over the control channel: their count, then four to a message (evenly
+/// spaced in rank, when sorted and more than `MAX_RECV_SAMPLES`, which keeps the
+/// quantiles).
+fn send_floats<C: Control>(ctl: &mut C, v: &[f64]) -> bool {
+    let k = v.len().min(MAX_RECV_SAMPLES);
+    let pick: Vec<u64> = (0..k)
+        .map(|i| v[i * v.len() / k.max(1)].to_bits())
+        .collect();
+    if !ctl.send_words(&[k as u64, 0, 0, 0]) {
+        return false;
+    }
+    pick.chunks(4).all(|c| {
+        let mut w = [0u64; 4];
+        w[..c.len()].copy_from_slice(c);
+        ctl.send_words(&w)
+    })
+}
+
+fn recv_floats<C: Control>(ctl: &mut C) -> Option<Vec<f64>> {
+    let k = (ctl.recv_words()?[0] as usize).min(MAX_RECV_SAMPLES);
+    let mut v = Vec::with_capacity(k);
+    while v.len() < k {
+        let w = ctl.recv_words()?;
+        v.extend(w.iter().take(k - v.len()).map(|&b| f64::from_bits(b)));
+    }
+    Some(v)
+}
+
+/// Serves a client until it says done (or the channel fails). Each repetition's first
+/// message may be the client's stop mark: the command ends there and the server waits
+/// for the next. A reversed command makes this side the one that sends and times.
 pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
     'commands: while let Some(w) = ctl.recv_words() {
-        let (cmd, n, s, reps) = (w[0] & 0xff, w[1], w[2] as usize, w[3]);
-        match cmd {
-            CMD_PRTT => {
+        let (cmd, n, s, reps) = (w[0] & 0x7f, w[1], w[2] as usize, w[3]);
+        let reversed = w[0] & REVERSED != 0;
+        let arg = w[0] >> 16;
+        if cmd != CMD_DONE {
+            t.select((w[0] >> 8 & 0xff) as usize);
+        }
+        match (cmd, reversed) {
+            (CMD_PRTT, false) => {
                 for _ in 0..reps {
-                    t.clear_stop();
-                    for i in 0..n {
-                        if !t.recv(s) {
-                            return;
-                        }
-                        if i == 0 && t.stopped() {
-                            continue 'commands;
-                        }
-                    }
-                    if !t.send(s) {
-                        return;
+                    match answer_prtt(t, n, s) {
+                        Answer::Done => {}
+                        Answer::Stopped => continue 'commands,
+                        Answer::Failed => return,
                     }
                 }
             }
-            CMD_ORECV => {
-                let d = w[0] >> 8;
+            (CMD_PRTT, true) => {
+                let (mut out, mut calls) = (vec![], vec![]);
+                for _ in 0..reps {
+                    match drive_prtt(t, n, arg, s, &mut calls) {
+                        Some(x) => out.push(x),
+                        None => return,
+                    }
+                }
+                if !send_floats(ctl, &out) || !send_floats(ctl, &calls) {
+                    return;
+                }
+            }
+            (CMD_ORECV, false) => {
                 let mut samples = Vec::with_capacity((reps * n) as usize);
                 for _ in 0..reps {
-                    t.clear_stop();
-                    if !t.recv(s) {
-                        return;
-                    }
-                    if t.stopped() {
-                        continue 'commands;
-                    }
-                    for _ in 1..n {
-                        busy_wait(d);
-                        let t0 = now();
-                        if !t.recv(s) {
-                            return;
-                        }
-                        samples.push(now().wrapping_sub(t0) as f64);
-                    }
-                    if !t.send(s) {
-                        return;
+                    match time_receives(t, n, arg, s, &mut samples) {
+                        Answer::Done => {}
+                        Answer::Stopped => continue 'commands,
+                        Answer::Failed => return,
                     }
                 }
                 let sm = summarize(&mut samples);
@@ -331,38 +580,42 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                     sm.iqr.to_bits(),
                     sm.n as u64,
                 ]);
-                // The samples, for the bootstrap of the intervals (evenly spaced in rank
-                // when there are more than the cap: the sorted order keeps the quantiles).
-                let k = sm.n.min(MAX_RECV_SAMPLES);
-                let pick: Vec<u64> = (0..k)
-                    .map(|i| samples[i * samples.len() / k.max(1)].to_bits())
-                    .collect();
-                for c in pick.chunks(4) {
-                    let mut w = [0u64; 4];
-                    w[..c.len()].copy_from_slice(c);
-                    ctl.send_words(&w);
+                // The samples, for the bootstrap of the intervals.
+                if !send_floats(ctl, &samples) {
+                    return;
                 }
             }
-            CMD_LATE => {
-                let late = w[0] >> 8;
+            (CMD_ORECV, true) => {
                 for _ in 0..reps {
-                    t.clear_stop();
-                    // Late, but progressing: some transports complete an eager send only
-                    // once the receiver has polled (Open MPI's shared memory does).
-                    let t0 = now();
-                    while now().wrapping_sub(t0) < late {
-                        t.progress();
-                        std::thread::yield_now();
-                    }
-                    if !t.recv(s) {
+                    if !feed_receives(t, n, s) {
                         return;
                     }
-                    if t.stopped() {
-                        continue 'commands;
+                }
+            }
+            (CMD_LATE, false) => {
+                for _ in 0..reps {
+                    match answer_late(t, arg, s) {
+                        Answer::Done => {}
+                        Answer::Stopped => continue 'commands,
+                        Answer::Failed => return,
                     }
-                    if !t.send(s) {
-                        return;
+                }
+            }
+            (CMD_CHOOSE, _) => {
+                if !t.choose(ctl, false) {
+                    return;
+                }
+            }
+            (CMD_LATE, true) => {
+                let mut times = vec![];
+                for _ in 0..reps {
+                    match send_late(t, s) {
+                        Some(x) => times.push(x),
+                        None => return,
                     }
+                }
+                if !send_floats(ctl, &times) {
+                    return;
                 }
             }
             _ => return,
@@ -385,7 +638,8 @@ pub struct PointTicks {
     pub fell_back: bool,
     /// The send waited for a late receiver (synchronous or rendezvous protocol).
     pub send_waits: Option<bool>,
-    /// Every repetition (ticks, sorted): PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s), o_r.
+    /// Every repetition (ticks), in the order of the passes that took them: PRTT(1,0,s),
+    /// PRTT(n,0,s), PRTT(n,d,s), and each pass's median o_r.
     pub samples: [Vec<f64>; 4],
 }
 
@@ -400,6 +654,133 @@ impl PointTicks {
     }
 }
 
+/// One size of one channel, measured pass by pass: what its first pass fixed (the delay
+/// d, how late the receiver comes in the eager test) and one repetition of every probe
+/// per pass, in pass order. Spreading a size's repetitions over the whole calibration,
+/// between the other sizes and channels, makes their spread show how the machine moved
+/// while it ran (the bootstrap over passes, `loggp_model::active`), where five
+/// repetitions in a row showed a few microseconds of it.
+#[derive(Clone, Debug, Default)]
+pub struct SizeProbes {
+    pub size: usize,
+    pub delay: f64,
+    pub fell_back: bool,
+    pub late: u64,
+    /// Per pass: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s), the median o_r of its receives.
+    pub samples: [Vec<f64>; 4],
+    /// Every send call's duration within PRTT(n,d,s), per direction (even passes: this
+    /// side sends; odd passes: the peer).
+    pub send_calls: [Vec<f64>; 2],
+    /// Per pass: the send call's duration with a late receiver.
+    pub send_times: Vec<f64>,
+    /// The delay d and the late receiver's delay are fixed (by the first pass).
+    pub fixed: bool,
+}
+
+impl SizeProbes {
+    pub fn new(size: usize) -> SizeProbes {
+        SizeProbes {
+            size,
+            ..Default::default()
+        }
+    }
+
+    pub fn passes(&self) -> usize {
+        self.samples[0].len()
+    }
+
+    /// Forgets what was measured, keeping what the first pass fixed (a scouting pass).
+    pub fn forget(&mut self) {
+        self.samples = Default::default();
+        self.send_calls = Default::default();
+        self.send_times.clear();
+    }
+
+    /// The summaries of the passes so far (the samples stay in pass order). The median of
+    /// each is the mean of the two directions' lower medians (the passes alternate them), as
+    /// the model takes it (`loggp_model::active::bootstrap`): each process of the pair
+    /// weighs alike, and the quantities derived from several probes (o_s, G_all) combine
+    /// values of the same directions.
+    pub fn finish(&self) -> PointTicks {
+        let sum = |v: &Vec<f64>| {
+            let mut s = summarize(&mut v.clone());
+            let sides: Vec<f64> = (0..2)
+                .filter_map(|d| {
+                    let x: Vec<f64> = v.iter().skip(d).step_by(2).copied().collect();
+                    loggp_model::stats::lower_median(&x)
+                })
+                .collect();
+            if !sides.is_empty() {
+                s.median = sides.iter().sum::<f64>() / sides.len() as f64;
+            }
+            s
+        };
+        let calls = {
+            let sides: Vec<f64> = self
+                .send_calls
+                .iter()
+                .filter_map(|v| loggp_model::stats::lower_median(v))
+                .collect();
+            let mut all: Vec<f64> = self.send_calls.concat();
+            (!all.is_empty()).then(|| {
+                let mut s = summarize(&mut all);
+                s.median = sides.iter().sum::<f64>() / sides.len() as f64;
+                s
+            })
+        };
+        PointTicks {
+            size: self.size,
+            prtt_1_0: sum(&self.samples[0]),
+            prtt_n_0: sum(&self.samples[1]),
+            prtt_n_d: sum(&self.samples[2]),
+            delay: self.delay,
+            recv_overhead: sum(&self.samples[3]),
+            send_call: calls,
+            fell_back: self.fell_back,
+            send_waits: waits(&self.send_times, self.late),
+            samples: self.samples.clone(),
+        }
+    }
+}
+
+/// One pass over a size: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with d = PRTT(1,0,s) (or
+/// PRTT(2,0,s) where that is not above G_all; both fixed by the first pass), o_r on the
+/// server, and the late-receiver test, once each. Nothing is kept of a pass that did not
+/// complete, so every series stays in pass order.
+pub fn measure_pass<T: Transport, C: Control>(
+    c: &mut Client<T, C>,
+    n: u64,
+    p: &mut SizeProbes,
+) -> Option<()> {
+    let s = p.size;
+    let first = !p.fixed;
+    // A pass comes to each size after other sizes and channels: one round trip, not
+    // kept, brings this one's buffers and code back into the caches (taken cold, the
+    // round trip of Open MPI's shared memory measured 1.7 × its warm value here).
+    c.prtt(1, 0, s, 1)?;
+    let v1 = c.prtt(1, 0, s, 1)?[0];
+    let vn = c.prtt(n, 0, s, 1)?[0];
+    let (mut delay, mut fell_back, mut late) = (p.delay, p.fell_back, p.late);
+    if first {
+        (delay, fell_back, late) = (v1, false, late_delay(v1));
+        if delay <= (vn - v1) / (n - 1) as f64 {
+            delay = c.prtt(2, 0, s, 1)?[0];
+            fell_back = true;
+        }
+    }
+    let (vnd, calls) = c.prtt_calls(n, delay as u64, s, 1)?;
+    let (_, receives) = c.recv_overhead(n, delay as u64, s, 1)?;
+    let times = c.send_times(late, s, 1)?;
+    (p.delay, p.fell_back, p.late, p.fixed) = (delay, fell_back, late, true);
+    p.samples[0].push(v1);
+    p.samples[1].push(vn);
+    p.samples[2].extend(vnd);
+    p.samples[3].push(summarize(&mut receives.clone()).median);
+    p.send_calls[(p.passes() + 1) % 2].extend(calls);
+    p.send_times.extend(times);
+    Some(())
+}
+
 /// How late the receiver comes in the `send_waits` probe: long against a round trip of
 /// the size (so that waiting cannot be confused with transfer time), at least ~20 µs.
 pub fn late_delay(prtt_1_0: f64) -> u64 {
@@ -407,36 +788,18 @@ pub fn late_delay(prtt_1_0: f64) -> u64 {
     (4.0 * prtt_1_0).max(twenty_us) as u64
 }
 
-/// Measures one size: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with d = PRTT(1,0,s) (or
-/// PRTT(2,0,s) where that is not above G_all), and o_r on the server.
+/// Measures one size in `reps` passes of its own.
 pub fn measure_point<T: Transport, C: Control>(
     c: &mut Client<T, C>,
     n: u64,
     s: usize,
     reps: u64,
 ) -> Option<PointTicks> {
-    let mut v1 = c.prtt(1, 0, s, reps)?;
-    let mut vn = c.prtt(n, 0, s, reps)?;
-    let (p1, pn) = (summarize(&mut v1), summarize(&mut vn));
-    let mut p = PointTicks {
-        size: s,
-        prtt_1_0: p1,
-        prtt_n_0: pn,
-        delay: p1.median,
-        ..Default::default()
-    };
-    if p.delay <= p.gap_all(n) {
-        p.delay = summarize(&mut c.prtt(2, 0, s, reps)?).median;
-        p.fell_back = true;
+    let mut p = SizeProbes::new(s);
+    for _ in 0..reps {
+        measure_pass(c, n, &mut p)?;
     }
-    let (mut vnd, mut calls) = c.prtt_calls(n, p.delay as u64, s, reps)?;
-    p.prtt_n_d = summarize(&mut vnd);
-    p.send_call = (!calls.is_empty()).then(|| summarize(&mut calls));
-    let (or, vor) = c.recv_overhead(n, p.delay as u64, s, reps)?;
-    p.recv_overhead = or;
-    p.samples = [v1, vn, vnd, vor];
-    p.send_waits = Some(c.send_waits(late_delay(p1.median), s, reps)?);
-    Some(p)
+    Some(p.finish())
 }
 
 #[cfg(test)]

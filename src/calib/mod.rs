@@ -1,5 +1,9 @@
+pub mod channels;
 pub mod engine;
 pub mod knob;
+pub mod mpi_transport;
 pub mod mpit;
+pub mod passes;
 pub mod report;
 pub mod run;
+pub mod switches;

@@ -42,6 +42,7 @@ pub fn raw_sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<RawSet> {
                     n: set.n,
                     switches_bytes: set.switches_bytes,
                     not_repeated_bytes: set.not_repeated_bytes,
+                    passes: set.passes,
                     ranges: vec![],
                     points: set.points,
                 }
@@ -95,6 +96,7 @@ fn one(
             .iter()
             .map(|&[l, r]| [l as u64, r as u64])
             .collect(),
+        passes: (m.passes > 0).then_some(m.passes as u64),
         ranges: vec![],
         points: m.points.iter().map(|p| point(p, m.n, k)).collect(),
     };

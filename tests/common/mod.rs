@@ -1,7 +1,10 @@
 //! Harness for the integration tests: compile C programs with each MPI's compiler wrapper,
 //! run them under that MPI's launcher with and without the shim, read the report.
 #![allow(dead_code)]
+pub mod skip;
 use loggp_report::Report;
+#[allow(unused_imports)]
+pub use skip::cannot_run;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

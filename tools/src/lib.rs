@@ -6,6 +6,7 @@ pub mod diff;
 pub mod html;
 pub mod plot;
 pub mod ranks;
+pub mod repeat;
 pub mod run;
 pub mod show;
 pub mod synth;

@@ -75,8 +75,15 @@ enum Cmd {
         out: String,
     },
     /// Two reports side by side with the relative change (significant only where the
-    /// 95 % intervals do not overlap)
-    Diff { a: String, b: String },
+    /// repeat-run intervals do not overlap, or a switch is found in one and not the other;
+    /// nothing where a calibration was disturbed)
+    Diff {
+        a: String,
+        b: String,
+        /// Per parameter and switch set: a, b, change, significant
+        #[arg(long)]
+        json: bool,
+    },
     /// One self-contained page, tables and figures, readable offline
     Html {
         report: String,
@@ -103,6 +110,21 @@ enum Cmd {
         /// Seed of the bootstrap
         #[arg(long, value_name = "S")]
         seed: Option<u64>,
+        /// How far the machine moves between runs (1σ on the log scale): one value for
+        /// every parameter, or five for o_s,o_r,g,G,L (`loggp repeat` measures them)
+        #[arg(long, value_name = "SD[,SD…]")]
+        between_run: Option<String>,
+        /// The probability the repeat-run intervals are built to cover
+        #[arg(long, value_name = "P")]
+        level: Option<f64>,
+    },
+    /// How well reports of repeated runs of one job agree: interval coverage, half-widths,
+    /// diff's verdicts, switches, raw floors, and the between-run spread to refit with
+    Repeat {
+        #[arg(required = true, num_args = 2.., value_name = "REPORT")]
+        reports: Vec<String>,
+        #[arg(long)]
+        json: bool,
     },
     /// What moving a protocol switch would save this job, with the knob to set
     Advise {
@@ -223,9 +245,17 @@ fn command(cmd: Cmd) -> Result<i32, String> {
             eprintln!("loggp: page written to {out}");
             Ok(0)
         }
-        Cmd::Diff { a, b } => {
+        Cmd::Diff { a, b, json } => {
             let (ra, rb) = (load(&a)?, load(&b)?);
-            print!("{}", diff::diff(&ra, &rb, &a, &b));
+            if json {
+                let v = diff::compare(&ra, &rb, &a, &b);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+                );
+            } else {
+                print!("{}", diff::diff(&ra, &rb, &a, &b));
+            }
             Ok(0)
         }
         Cmd::Refit {
@@ -236,17 +266,21 @@ fn command(cmd: Cmd) -> Result<i32, String> {
             rel_floor,
             abs_floor_ns,
             seed,
+            between_run,
+            level,
         } => {
             let mut r = load(&report)?;
             let mut s = loggp_model::Settings::for_report(&r);
             if let Some(v) = non_negative("--penalty", penalty)? {
                 s.penalty_scale = v;
+                s.resegment = true;
             }
             if let Some(n) = bootstrap {
                 s.bootstrap = n.max(10);
             }
             if let Some(v) = non_negative("--rel-floor", rel_floor)? {
                 s.rel_floor = v;
+                s.resegment = true;
             }
             if let Some(v) = non_negative("--abs-floor-ns", abs_floor_ns)? {
                 s.abs_floor_ns = v;
@@ -254,10 +288,51 @@ fn command(cmd: Cmd) -> Result<i32, String> {
             if let Some(v) = seed {
                 s.seed = v;
             }
+            if let Some(v) = between_run {
+                let xs: Vec<f64> = v
+                    .split(',')
+                    .map(|x| x.trim().parse::<f64>())
+                    .collect::<Result<_, _>>()
+                    .ok()
+                    .filter(|xs: &Vec<f64>| xs.iter().all(|x| x.is_finite() && *x >= 0.0))
+                    .ok_or_else(|| {
+                        format!(
+                            "--between-run {v:?}: one or five non-negative numbers (o_s,o_r,g,G,L)"
+                        )
+                    })?;
+                s.between_run = match xs.len() {
+                    1 => [xs[0]; 5],
+                    5 => [xs[0], xs[1], xs[2], xs[3], xs[4]],
+                    _ => {
+                        return Err(format!(
+                            "--between-run {v:?}: one or five numbers (o_s,o_r,g,G,L)"
+                        ))
+                    }
+                };
+            }
+            if let Some(p) = level {
+                if !(0.5..=0.999).contains(&p) {
+                    return Err(format!("--level {p}: a probability from 0.5 to 0.999"));
+                }
+                s.repeat_level = p;
+            }
             loggp_model::estimate(&mut r, &s);
             let text = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
             write_atomic(std::path::Path::new(&out), &text)?;
             eprintln!("loggp: refitted {report} into {out}");
+            Ok(0)
+        }
+        Cmd::Repeat { reports, json } => {
+            let runs: Vec<Report> = reports.iter().map(|p| load(p)).collect::<Result<_, _>>()?;
+            let v = loggp_tools::repeat::analyse(&runs);
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+                );
+            } else {
+                print!("{}", loggp_tools::repeat::text(&v));
+            }
             Ok(0)
         }
         Cmd::Advise { report, json } => {

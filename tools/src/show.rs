@@ -135,7 +135,7 @@ pub fn parameter_tables(r: &Report) -> Vec<Table> {
             ]);
         }
         t.note = Some(
-            "G in ns/B; ± or +up −down: 95 % interval; passive columns: the passive range overlapping each active range most; — = not determined (the report's note says why)".into(),
+            "G in ns/B; ± or +up −down: the interval (active: where a repeat run falls, see `method`; passive: 95 %); passive columns: the passive range overlapping each active range most; — = not determined (the report's note says why)".into(),
         );
         out.push(t);
     }
@@ -294,7 +294,7 @@ pub fn raw_tables(r: &Report) -> Vec<Table> {
             ]);
         }
         t.note = Some(
-            "o_s, o_r, L: median of per-size differences; g, G: difference of the fits; ± or +up −down: 95 % interval; — where MPI is not above the raw transport (the report's note says by how much)".into(),
+            "o_s, o_r, L: median of per-size differences; g, G: difference of the fits; ± or +up −down: where a repeat run falls; — where MPI is not above the raw transport, or the raw transport is no floor there (the report's note says which)".into(),
         );
         out.push(t);
     }

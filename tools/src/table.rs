@@ -111,7 +111,7 @@ fn interval(x: f64, [lo, hi]: [f64; 2], scale: f64, digits: usize) -> String {
     }
 }
 
-/// A value with its 95 % interval, `61 ns ±4` or `180 ns +308 −25`, in the value's unit;
+/// A value with its interval, `61 ns ±4` or `180 ns +308 −25`, in the value's unit;
 /// a value without an interval is printed as it is.
 pub fn fmt_ns_ci(v: Option<f64>, ci: Option<[f64; 2]>) -> String {
     let Some(x) = v.filter(|x| x.is_finite()) else {

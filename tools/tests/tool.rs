@@ -6,6 +6,9 @@ use loggp_tools::{diff, html, plot, show};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../tests/common/skip.rs"]
+mod skip;
+
 fn here(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(p)
 }
@@ -335,8 +338,10 @@ fn html_renders_in_headless_chromium() {
                 .is_ok_and(|o| o.status.success())
         })
     else {
-        eprintln!("SKIPPED: no chromium on this machine (scripts/setup.sh installs it)");
-        return;
+        return skip::cannot_run(
+            "chromium",
+            "no chromium on this machine (scripts/setup.sh installs it)",
+        );
     };
     let dir = std::env::temp_dir().join(format!("loggp-chromium-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
