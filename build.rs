@@ -2,7 +2,7 @@
 //!
 //! * bindgen reads that MPI's real `mpi.h`, so handle types (pointers in Open MPI, ints in
 //!   MPICH), `MPI_Status` and every `PMPI_*` prototype come from the library we link.
-//! * `src/consts.c`, compiled with the same include path, exports the link-time constants
+//! * `src/base/consts.c`, compiled with the same include path, exports the link-time constants
 //!   (`MPI_COMM_WORLD`, `MPI_STATUS_IGNORE`, ...) that are macros over addresses or casts and
 //!   so cannot be taken from bindgen reliably.
 //! * The flavour (`mpi_openmpi` / `mpi_mpich`) becomes a cfg for the few places that differ.
@@ -54,7 +54,8 @@ fn mpi_flags(mpicc: &str) -> MpiFlags {
 
 fn main() {
     println!("cargo:rerun-if-env-changed=MPICC");
-    println!("cargo:rerun-if-changed=src/consts.c");
+    println!("cargo:rerun-if-changed=src/base/consts.c");
+    println!("cargo:rerun-if-changed=include/loggp_consts.def");
     println!("cargo:rerun-if-changed=include/loggp_mpi.h");
     println!("cargo:rustc-check-cfg=cfg(mpi_openmpi)");
     println!("cargo:rustc-check-cfg=cfg(mpi_mpich)");
@@ -106,7 +107,7 @@ fn main() {
 
     let mut cc_build = cc::Build::new();
     cc_build
-        .file("src/consts.c")
+        .file("src/base/consts.c")
         .include("include")
         .warnings(true);
     for d in &flags.include_dirs {
@@ -116,7 +117,7 @@ fn main() {
 
     // The raw UCT transport (issue 12) is compiled where UCX's headers are found; libuct is
     // loaded at run time, so the shim carries no link-time dependency on UCX.
-    println!("cargo:rerun-if-changed=src/raw/uct.c");
+    println!("cargo:rerun-if-changed=src/calib/transports/uct.c");
     println!("cargo:rerun-if-env-changed=UCX_HOME");
     println!("cargo:rustc-check-cfg=cfg(have_uct)");
     if let Some(dir) = uct_include_dir(&flags.include_dirs) {
@@ -125,7 +126,7 @@ fn main() {
             dir.join("uct/api/uct.h").display()
         );
         cc::Build::new()
-            .file("src/raw/uct.c")
+            .file("src/calib/transports/uct.c")
             .include(&dir)
             .warnings(true)
             .compile("loggp_uct");
@@ -152,6 +153,37 @@ fn main() {
     let bindings = bg.generate().expect("loggp: bindgen failed on mpi.h");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("mpi_bindings.rs");
     bindings.write_to_file(&out).expect("write bindings");
+    write_constants(Path::new("include/loggp_consts.def"));
+}
+
+/// The Rust accessors of the constants in `include/loggp_consts.def` (the one list, also
+/// compiled into `src/base/consts.c`): `pub fn comm_world() -> MPI_Comm` and so on.
+fn write_constants(def: &Path) {
+    let text = std::fs::read_to_string(def).expect("include/loggp_consts.def");
+    let mut out = String::new();
+    for line in text.lines() {
+        let Some(args) = line
+            .trim()
+            .strip_prefix("LOGGP_CONST(")
+            .and_then(|l| l.strip_suffix(')'))
+        else {
+            continue;
+        };
+        let parts: Vec<&str> = args.split(',').map(str::trim).collect();
+        let [c_type, name, rust] = parts[..] else {
+            panic!("loggp_consts.def: expected LOGGP_CONST(type, name, rust): {line}")
+        };
+        let ty = match c_type {
+            "int" => "i32".to_string(),
+            t if t.ends_with('*') => format!("*mut {}", t.trim_end_matches('*').trim()),
+            t => t.to_string(),
+        };
+        out.push_str(&format!(
+            "/// `{name}`.\n#[inline(always)]\n#[allow(dead_code, clippy::unnecessary_cast)]\npub fn {rust}() -> {ty} {{\n    // SAFETY: an immutable constant of consts.c, initialised at load time.\n    unsafe {{ ffi::loggp_{name} as {ty} }}\n}}\n"
+        ));
+    }
+    let path = PathBuf::from(env::var("OUT_DIR").unwrap()).join("mpi_constants.rs");
+    std::fs::write(path, out).expect("write mpi_constants.rs");
 }
 
 /// Where `uct/api/uct.h` is: `$UCX_HOME/include`, pkg-config's ucx, the MPI's include

@@ -1,9 +1,9 @@
-/* The header bindgen reads: the real mpi.h plus the constants exported by src/consts.c. */
+/* The header bindgen reads: the real mpi.h plus the constants exported by src/base/consts.c. */
 #ifndef LOGGP_MPI_H
 #define LOGGP_MPI_H
 #include <mpi.h>
 
-#define LOGGP_CONST(type, name) extern const type loggp_##name;
+#define LOGGP_CONST(type, name, rust) extern const type loggp_##name;
 #include "loggp_consts.def"
 #undef LOGGP_CONST
 

@@ -309,3 +309,113 @@ fn jobs_killed_through_the_launcher_end_as_without_shim() {
         );
     }
 }
+
+/// Rank files recombine exactly (issue 23): each rank writes an interim file after its
+/// last message (SIGUSR1 to itself) and the job then ends with MPI_Finalize and no other
+/// call, so the interim files and the final report hold the same counts. The rank files
+/// merged (`loggp show dir/`, `loggp_tools::ranks::merge`) give the final report's cells,
+/// calls, passive bins (percentiles, envelopes) and ranges, number for number. And
+/// `loggp refit` of the final report reproduces its passive section. Counts, bytes and
+/// histogram bins must be equal; times in ns within 1e-6 of each other: each file turns
+/// ticks into ns at the clock rate measured up to its writing (`clock::hz`), which the
+/// later writing refines (seen: 2e-9 relative).
+#[test]
+fn interim_rank_files_recombine_into_the_final_report() {
+    for (mpi, calibrate) in [(Mpi::OpenMpi, "quick"), (Mpi::Mpich, "off")] {
+        let dir = scratch(&format!("recombine_{}", mpi.name()));
+        std::fs::create_dir_all(dir.join("snap")).unwrap();
+        let prog = compile(mpi, "forever.c", &[]);
+        let r = Run::new(2, true)
+            .env("LOGGP_REPORT", dir.join("r.json").to_str().unwrap())
+            .env("LOGGP_CALIBRATE", calibrate);
+        let out = run(mpi, &r, &prog, &["snapshot", "3400"], &dir);
+        assert!(out.status.success(), "{}: {}", mpi.name(), stderr(&out));
+        let fin = read_report(&dir.join("r.json"));
+        let snaps: Vec<loggp_report::Report> = (0..2)
+            .map(|k| read_report(&dir.join(format!("snap/r.rank{k}.json"))))
+            .collect();
+        assert!(snaps.iter().all(|s| s.job.interim && !s.cells.is_empty()));
+        let merged = loggp_tools::ranks::merge(snaps).unwrap();
+        let what = mpi.name();
+        assert_close(&merged.cells, &fin.cells, &format!("{what}: cells"));
+        let calls = |r: &loggp_report::Report| -> Vec<_> {
+            r.ranks.iter().map(|k| (k.rank, k.calls.clone())).collect()
+        };
+        assert_close(&calls(&merged), &calls(&fin), &format!("{what}: calls"));
+        assert!(!fin.passive.is_empty(), "{what}: no passive section");
+        assert!(
+            fin.passive.iter().any(|p| !p.ranges.is_empty()),
+            "{what}: no passive ranges to compare"
+        );
+        assert_close(
+            &merged.passive,
+            &fin.passive,
+            &format!("{what}: passive bins and ranges"),
+        );
+        // The same through the command.
+        let show = std::process::Command::new(root().join("target/release/loggp"))
+            .arg("show")
+            .arg(dir.join("snap"))
+            .output()
+            .unwrap();
+        assert!(show.status.success(), "{}", stderr(&show));
+        // loggp refit of the final report: the passive section number for number.
+        let refit = std::process::Command::new(root().join("target/release/loggp"))
+            .arg("refit")
+            .arg(dir.join("r.json"))
+            .arg("-o")
+            .arg(dir.join("refit.json"))
+            .output()
+            .unwrap();
+        assert!(refit.status.success(), "{}", stderr(&refit));
+        let again = read_report(&dir.join("refit.json"));
+        assert_close(
+            &again.passive,
+            &fin.passive,
+            &format!("{what}: refit's passive section"),
+        );
+    }
+}
+
+/// Equal as JSON, numbers within 1e-6 relative (see the test above for why).
+fn assert_close<T: serde::Serialize>(a: &T, b: &T, what: &str) {
+    fn walk(a: &serde_json::Value, b: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+        use serde_json::Value::*;
+        match (a, b) {
+            (Number(x), Number(y)) => {
+                let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+                if (x - y).abs() > 1e-6 * x.abs().max(y.abs()) {
+                    out.push(format!("{at}: {x} against {y}"));
+                }
+            }
+            (Array(x), Array(y)) if x.len() == y.len() => {
+                for (k, (x, y)) in x.iter().zip(y).enumerate() {
+                    walk(x, y, &format!("{at}[{k}]"), out);
+                }
+            }
+            (Object(x), Object(y)) if x.len() == y.len() => {
+                for (k, v) in x {
+                    match y.get(k) {
+                        Some(w) => walk(v, w, &format!("{at}.{k}"), out),
+                        None => out.push(format!("{at}.{k}: missing")),
+                    }
+                }
+            }
+            _ if a == b => {}
+            _ => out.push(format!("{at}: {a} against {b}")),
+        }
+    }
+    let mut out = vec![];
+    walk(
+        &serde_json::to_value(a).unwrap(),
+        &serde_json::to_value(b).unwrap(),
+        "",
+        &mut out,
+    );
+    assert!(
+        out.is_empty(),
+        "{what}: {} differences, first: {:?}",
+        out.len(),
+        &out[..out.len().min(5)]
+    );
+}

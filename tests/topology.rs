@@ -196,7 +196,7 @@ fn ranks_on_two_hosts_are_inter_node_and_self_is_self() {
     let classes: std::collections::BTreeSet<_> = r
         .passive
         .iter()
-        .map(|p| (p.peer_class.as_str(), p.mode.as_str()))
+        .map(|p| (p.peer_class.name(), p.mode.name()))
         .collect();
     assert!(classes.contains(&("inter_node", "send")), "{classes:?}");
     assert!(classes.contains(&("self", "sendrecv")), "{classes:?}");

@@ -9,7 +9,7 @@
 //! | UCX (MPICH ch4:ucx, Open MPI pml ucx) | the transport's am_short (92 B, posix) | UCP's eager short protocol: one active message up to the UCT transport's short limit, a bounce-buffer copy (am_bcopy) above |
 //! | UCX | `UCX_RNDV_THRESH` (auto: 8255 B under MPICH) | rendezvous |
 //! | Open MPI pml ucx, blocking sends | `UCX_RNDV_SEND_NBR_THRESH` (256 KiB: 262143 B) | rendezvous of `ucp_tag_send_nbr` |
-use loggp_report::{Report, Setting};
+use loggp_report::{PeerClass, Report, Setting};
 
 /// The cause of a switch at `bytes` of a set whose eager switch is governed by
 /// `setting` (the component in use and its eager-limit variable), with `am_short` the
@@ -52,7 +52,7 @@ pub fn cause(
 
 /// The UCT am_short limit the raw UCT sets of a report name (their notes say "am_short to
 /// N B").
-pub fn am_short(r: &Report, class: &str) -> Option<u64> {
+pub fn am_short(r: &Report, class: PeerClass) -> Option<u64> {
     r.calibration
         .raw
         .iter()
@@ -72,7 +72,7 @@ pub fn name_switches(r: &mut Report) {
             .thresholds
             .iter()
             .find(|t| t.peer_class == set.peer_class && t.mode == set.mode);
-        let short = am_short(r, &set.peer_class);
+        let short = am_short(r, set.peer_class);
         for (k, x) in set.ranges.iter().enumerate() {
             if k + 1 == set.ranges.len() || !set.switches_bytes.contains(&x.size_hi_bytes) {
                 continue;

@@ -11,6 +11,7 @@
 pub mod active;
 pub mod advise;
 pub mod causes;
+pub mod cells;
 pub mod check;
 pub mod fit;
 pub mod overhead;
@@ -18,7 +19,7 @@ pub mod passive;
 pub mod segment;
 pub mod stats;
 
-use loggp_report::{ModelCheck, Report};
+use loggp_report::{Mode, ModelCheck, Report};
 use std::collections::BTreeMap;
 
 /// The passive counterpart (same peer class and mode) of a calibration set, if the job
@@ -41,7 +42,7 @@ pub fn mpi_send_set_of<'a>(
     r.calibration
         .mpi
         .iter()
-        .find(|m| m.peer_class == raw.peer_class && m.mode == "send")
+        .find(|m| m.peer_class == raw.peer_class && m.mode == Mode::Send)
 }
 
 /// How far this machine moved between runs, beyond one run's passes (1σ of the log of a
@@ -102,6 +103,16 @@ impl Settings {
         let mut s = Settings::default();
         if let Some(f) = r.job.clock.read_floor_ns.filter(|f| *f > 0.0) {
             s.abs_floor_ns = 2.0 * f;
+        }
+        // The job's own price of a range, as the shim used it at MPI_Finalize.
+        if let Some(p) = r
+            .job
+            .settings
+            .get("LOGGP_MODEL_PENALTY")
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|p| p.is_finite() && *p > 0.0)
+        {
+            s.penalty_scale = p;
         }
         s
     }
@@ -187,7 +198,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
                 .calibration
                 .mpi
                 .iter()
-                .find(|m| m.peer_class == set.peer_class && m.mode == "send")?;
+                .find(|m| m.peer_class == set.peer_class && m.mode == Mode::Send)?;
             Some(m.ranges.iter().map(|x| x.size_hi_bytes).collect())
         });
         let mut f = active::fit_set(
@@ -221,7 +232,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
             .mpi
             .iter()
             .zip(&mpi_fits)
-            .find(|(m, _)| m.peer_class == raw.peer_class && m.mode == "send")
+            .find(|(m, _)| m.peer_class == raw.peer_class && m.mode == Mode::Send)
         {
             // Named with the UCT transport where there is one: a job can hold two.
             let transport = match &raw.tl {
@@ -229,7 +240,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
                 None => raw.transport.clone(),
             };
             r.mpi_overhead.extend(overhead::overhead(
-                &raw.peer_class,
+                raw.peer_class,
                 &transport,
                 (mf, &m.points),
                 (rf, &raw.points),
@@ -237,15 +248,20 @@ pub fn estimate(r: &mut Report, s: &Settings) {
             ));
         }
     }
+    // The passive bins from the statistics cells where the report carries them (every
+    // report of this version; older ones keep the bins they were written with).
+    if !r.cells.is_empty() {
+        r.passive = cells::passive(&r.cells);
+    }
     let mut learned = BTreeMap::new();
     for p in &mut r.passive {
-        let l = passive::learn(&p.mode, &p.bins, s);
+        let l = passive::learn(p.mode, &p.bins, s);
         p.ranges = l.ranges.clone();
         p.ranges_status = p
             .ranges
             .is_empty()
             .then(|| "no bins with durations".to_string());
-        learned.insert((p.peer_class.clone(), p.mode.clone()), l);
+        learned.insert((p.peer_class, p.mode), l);
     }
     for t in &mut r.thresholds {
         t.passive_lo_bytes = None;
@@ -253,19 +269,19 @@ pub fn estimate(r: &mut Report, s: &Settings) {
         t.passive_note = None;
     }
     for ((class, mode), l) in &learned {
-        if !passive::is_send(mode) {
+        if !mode.is_send() {
             continue;
         }
         let i = match r
             .thresholds
             .iter()
-            .position(|t| &t.peer_class == class && &t.mode == mode)
+            .position(|t| t.peer_class == *class && t.mode == *mode)
         {
             Some(i) => i,
             None if l.main_bracket.is_some() => {
                 r.thresholds.push(loggp_report::Threshold {
-                    peer_class: class.clone(),
-                    mode: mode.clone(),
+                    peer_class: *class,
+                    mode: *mode,
                     ..Default::default()
                 });
                 r.thresholds.len() - 1
@@ -282,8 +298,8 @@ pub fn estimate(r: &mut Report, s: &Settings) {
         .iter()
         .filter_map(|((c, m), l)| {
             l.model_check.map(|(calls, err)| ModelCheck {
-                peer_class: c.clone(),
-                mode: m.clone(),
+                peer_class: *c,
+                mode: *m,
                 calls,
                 median_relative_error: err,
             })

@@ -12,10 +12,10 @@
 use crate::active::{repeat_interval, SetFit, LAT, OR, OS};
 use crate::stats::{median, percentile_ci};
 use crate::Settings;
-use loggp_report::{MpiOverhead, Point};
+use loggp_report::{MpiOverhead, PeerClass, Point};
 
 pub fn overhead(
-    class: &str,
+    class: PeerClass,
     transport: &str,
     mpi: (&SetFit, &[Point]),
     raw: (&SetFit, &[Point]),
@@ -110,7 +110,7 @@ pub fn overhead(
                 both(m.gap_per_byte_ns, r.gap_per_byte_ns),
             );
             out.push(MpiOverhead {
-                peer_class: class.into(),
+                peer_class: class,
                 transport: transport.into(),
                 size_lo_bytes: lo,
                 size_hi_bytes: hi,

@@ -31,7 +31,7 @@ use crate::fit::gap_line;
 use crate::segment::{bic_penalty, segment, Series};
 use crate::stats::{percentile_ci, Rng};
 use crate::Settings;
-use loggp_report::{Bin, Range, Threshold};
+use loggp_report::{Bin, Mode, Range, Threshold};
 
 /// Calls a bin needs on each side of a switch before its bracket is believed.
 pub const MIN_BRACKET_CALLS: u64 = 20;
@@ -99,21 +99,14 @@ pub struct Learned {
     pub model_check: Option<(u64, Option<f64>)>,
 }
 
-pub fn is_receive(mode: &str) -> bool {
-    matches!(mode, "recv" | "irecv" | "mrecv")
-}
-
-pub fn is_send(mode: &str) -> bool {
-    matches!(
-        mode,
-        "send" | "ssend" | "bsend" | "rsend" | "isend" | "issend" | "ibsend" | "irsend"
-    )
+pub fn is_receive(mode: Mode) -> bool {
+    matches!(mode, Mode::Recv | Mode::Irecv | Mode::Mrecv)
 }
 
 pub const METHOD: &str = "o_s / o_r: lower envelope (10th percentile) at the range's smallest size, interval from the order statistics of its histogram; G: least squares over the bins' envelopes constrained to G ≥ 0, interval by a parametric bootstrap of the envelopes; g: lower envelope of back-to-back send spacing";
 
 /// Fits ranges, the main bracket and the model check of one (class, mode).
-pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
+pub fn learn(mode: Mode, bins: &[Bin], s: &Settings) -> Learned {
     let bins = view(bins);
     let mut out = Learned::default();
     if bins.is_empty() {
@@ -175,7 +168,7 @@ pub fn learn(mode: &str, bins: &[Bin], s: &Settings) -> Learned {
         let (send_o, recv_o) = if is_receive(mode) {
             notes.push("o_r: lower envelope (10th percentile) of the receive calls; an upper bound if few messages had arrived before their receive".into());
             (None, Some((o, o_ci)))
-        } else if mode == "sendrecv" || mode == "isendrecv" {
+        } else if matches!(mode, Mode::Sendrecv | Mode::Isendrecv) {
             notes.push("sendrecv: o_s and o_r are not separable from one call".into());
             (None, None)
         } else {
@@ -472,7 +465,7 @@ mod tests {
     fn recovers_o_s_g_big_g_and_brackets_the_switch() {
         for seed in 1..8 {
             let bins = traffic(&M, &sizes(), 200, true, seed);
-            let l = learn("send", &bins, &Settings::default());
+            let l = learn(Mode::Send, &bins, &Settings::default());
             let (lo, hi) = l.main_bracket.expect("a switch");
             assert!(
                 lo <= M.switch && hi > M.switch,
@@ -514,7 +507,7 @@ mod tests {
             up(&mut b.envelope_p50_ns);
             b.envelope_ns_ci = b.envelope_ns_ci.map(|[a, c]| [a + 9000.0, c + 9000.0]);
         }
-        let l = learn("send", &bins, &Settings::default());
+        let l = learn(Mode::Send, &bins, &Settings::default());
         assert!(l.brackets.len() >= 2, "{:?}", l.brackets);
         let (lo, hi) = l.main_bracket.unwrap();
         assert!(lo <= 32768 && hi > 32768, "the largest jump: {lo}..{hi}");
@@ -543,7 +536,7 @@ mod tests {
         // No bursts: no g. Sizes on one side of the switch only: no bracket.
         let small: Vec<u64> = sizes().into_iter().filter(|&s| s < 3000).collect();
         let l = learn(
-            "send",
+            Mode::Send,
             &traffic(&M, &small, 100, false, 3),
             &Settings::default(),
         );
@@ -555,7 +548,7 @@ mod tests {
         }
         // One size only: no G.
         let l = learn(
-            "send",
+            Mode::Send,
             &traffic(&M, &[100], 100, false, 4),
             &Settings::default(),
         );
@@ -563,7 +556,7 @@ mod tests {
         assert_eq!(l.ranges[0].gap_per_byte_ns, None);
         // The switch seen in a handful of calls only: no bracket, and the note says why.
         let l = learn(
-            "send",
+            Mode::Send,
             &traffic(&M, &sizes(), 3, false, 5),
             &Settings::default(),
         );

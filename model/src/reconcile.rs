@@ -1,7 +1,7 @@
 //! Where two methods measure the same parameter, say when they disagree beyond their
 //! intervals, and why (rule 4 of the house: honest numbers).
 use crate::WARNING_PREFIX;
-use loggp_report::{Range, Report};
+use loggp_report::{Mode, PeerClass, Range, Report};
 
 /// What each o_s measures, as the o_s study established (tests/c/os_study.c; the test
 /// `active_o_s_is_the_send_calls_own_duration`): MPI_Send's own duration hardly depends on
@@ -40,7 +40,7 @@ pub fn warnings(r: &Report) -> Vec<String> {
                 if !(a.size_lo_bytes..=a.size_hi_bytes).contains(&b.size_lo_bytes) {
                     continue;
                 }
-                if let Some(w) = compare(&set.peer_class, &set.mode, a, b) {
+                if let Some(w) = compare(set.peer_class, set.mode, a, b) {
                     out.push(w);
                 }
             }
@@ -76,7 +76,7 @@ pub fn warnings(r: &Report) -> Vec<String> {
     out
 }
 
-fn compare(class: &str, mode: &str, a: &Range, b: &Range) -> Option<String> {
+fn compare(class: PeerClass, mode: Mode, a: &Range, b: &Range) -> Option<String> {
     let (av, aci) = (a.send_overhead_ns?, a.send_overhead_ns_ci?);
     let (bv, bci) = (b.send_overhead_ns?, b.send_overhead_ns_ci?);
     if overlap(aci, bci) {

@@ -5,9 +5,11 @@
 //! layer are measured moments apart, size by size, and a change of the machine over
 //! seconds moves both alike instead of making one look faster than the other.
 use super::engine::{serve, Control, Transport};
-use super::mpi_transport::{MpiControl, MpiTransport, MODES};
-use crate::mpi::MPI_Comm;
-use crate::raw::{self, shm::ShmTransport, tcp::TcpTransport, ucx::UcxTransport, Raw};
+use super::transports::mpi::{MpiControl, MpiTransport, MODES};
+use crate::base::mpi::MPI_Comm;
+use crate::calib::transports::{
+    self, shm::ShmTransport, tcp::TcpTransport, ucx::UcxTransport, Raw,
+};
 
 /// Control words of the set-up, before the probes.
 pub const RAW_BEGIN: u64 = 0x300;
@@ -149,7 +151,7 @@ pub fn connect_client(ctl: &mut MpiControl, raw: &Raw, inter: bool, max_size: us
         note: None,
     };
     let tl = match raw {
-        Raw::Ucx(tl) => raw::ucx::pack_name(tl),
+        Raw::Ucx(tl) => transports::ucx::pack_name(tl),
         _ => [0, 0],
     };
     if !ctl.send_words(&[RAW_BEGIN, raw.id() | (inter as u64) << 8, tl[0], tl[1]]) {
@@ -159,17 +161,17 @@ pub fn connect_client(ctl: &mut MpiControl, raw: &Raw, inter: bool, max_size: us
     let attempt = ATTEMPT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let failed = |e: String| format!("failed: {e}");
     c.channel = match raw {
-        Raw::Shm => match raw::shm::connect_client(ctl, max_size, attempt) {
+        Raw::Shm => match transports::shm::connect_client(ctl, max_size, attempt) {
             Ok(t) => {
                 c.note = Some(format!("shm: {}", t.choice));
                 Ok(RawChannel::Shm(t))
             }
             Err(e) => Err(failed(e)),
         },
-        Raw::Tcp => raw::tcp::connect_client(ctl, max_size)
+        Raw::Tcp => transports::tcp::connect_client(ctl, max_size)
             .map(RawChannel::Tcp)
             .map_err(failed),
-        Raw::Ucx(_) => match raw::ucx::connect_client(ctl, inter, max_size) {
+        Raw::Ucx(_) => match transports::ucx::connect_client(ctl, inter, max_size) {
             Ok(t) => {
                 c.tl = Some(t.tl());
                 c.device = Some(t.device());
@@ -190,17 +192,17 @@ pub fn connect_server(
     same_host: bool,
 ) -> Option<RawChannel> {
     match w[1] & 0xff {
-        raw::UCX => {
-            let tl = raw::ucx::unpack_name([w[2], w[3]]);
+        transports::UCX => {
+            let tl = transports::ucx::unpack_name([w[2], w[3]]);
             let inter = w[1] >> 8 & 1 == 1;
-            raw::ucx::connect_server(ctl, &tl, inter, max_size)
+            transports::ucx::connect_server(ctl, &tl, inter, max_size)
                 .ok()
                 .map(RawChannel::Ucx)
         }
-        raw::SHM => raw::shm::connect_server(ctl, max_size)
+        transports::SHM => transports::shm::connect_server(ctl, max_size)
             .ok()
             .map(RawChannel::Shm),
-        _ => raw::tcp::connect_server(ctl, max_size, same_host)
+        _ => transports::tcp::connect_server(ctl, max_size, same_host)
             .ok()
             .map(RawChannel::Tcp),
     }

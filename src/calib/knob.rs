@@ -13,8 +13,8 @@
 //!   goes through `ucp_tag_send_nbr`, switched by the smaller of `UCX_RNDV_SEND_NBR_THRESH`
 //!   and `UCX_RNDV_THRESH`; every other send by `UCX_RNDV_THRESH` ("auto": UCX derives it
 //!   per transport).
-use crate::mpi;
-use loggp_report::Setting;
+use crate::base::mpi;
+use loggp_report::{Mode, PeerClass, Setting};
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_void};
 
@@ -127,7 +127,7 @@ pub fn ucx_bytes(v: &str) -> Option<i64> {
 /// Measured here (Open MPI 4.1.4, UCX 1.13): a blocking send of pml ucx switches at the
 /// smaller of `UCX_RNDV_SEND_NBR_THRESH` (256K) and a numeric `UCX_RNDV_THRESH`
 /// (16384 → 16383); every other send follows `UCX_RNDV_THRESH`.
-pub fn ucx_setting(cfg: &[(String, String)], component: &str, mode: &str) -> Setting {
+pub fn ucx_setting(cfg: &[(String, String)], component: &str, mode: Mode) -> Setting {
     let get = |name: &str| {
         cfg.iter()
             .find(|(k, _)| k == name)
@@ -136,7 +136,7 @@ pub fn ucx_setting(cfg: &[(String, String)], component: &str, mode: &str) -> Set
     };
     let thresh = get("UCX_RNDV_THRESH");
     let nbr = get("UCX_RNDV_SEND_NBR_THRESH");
-    let blocking_nbr = component == "pml ucx" && mode == "send";
+    let blocking_nbr = component == "pml ucx" && mode == Mode::Send;
     let use_nbr = blocking_nbr
         && match (ucx_bytes(&thresh), ucx_bytes(&nbr)) {
             (Some(t), Some(b)) => b <= t,
@@ -190,7 +190,7 @@ pub fn transport_component() -> Option<String> {
 /// Per (peer class, mode): the setting of the component in use, read on rank 0 at
 /// MPI_Finalize (MPI_T sessions are not free; see `mpit`). None where nothing can be read,
 /// with the reason.
-pub fn settings_in_use(keys: &[(String, String)]) -> Vec<Result<Setting, String>> {
+pub fn settings_in_use(keys: &[(PeerClass, Mode)]) -> Vec<Result<Setting, String>> {
     let component = transport_component();
     match component.as_deref() {
         Some("pml ucx") | Some("ucx") => {
@@ -198,7 +198,7 @@ pub fn settings_in_use(keys: &[(String, String)]) -> Vec<Result<Setting, String>
             match ucx_config() {
                 Some(cfg) => keys
                     .iter()
-                    .map(|(_, m)| Ok(ucx_setting(&cfg, &c, m)))
+                    .map(|&(_, m)| Ok(ucx_setting(&cfg, &c, m)))
                     .collect(),
                 None => keys
                     .iter()
@@ -207,7 +207,7 @@ pub fn settings_in_use(keys: &[(String, String)]) -> Vec<Result<Setting, String>
             }
         }
         Some("pml ob1") => {
-            let classes: Vec<String> = keys.iter().map(|k| k.0.clone()).collect();
+            let classes: Vec<PeerClass> = keys.iter().map(|k| k.0).collect();
             super::mpit::eager_limit_cvars(&classes)
                 .into_iter()
                 .map(|v| {
@@ -256,24 +256,24 @@ mod tests {
             ("UCX_RNDV_THRESH".to_string(), "auto".to_string()),
             ("UCX_RNDV_SEND_NBR_THRESH".to_string(), "256K".to_string()),
         ];
-        let s = ucx_setting(&cfg, "pml ucx", "send");
+        let s = ucx_setting(&cfg, "pml ucx", Mode::Send);
         assert_eq!(
             (s.name.as_str(), s.value),
             ("UCX_RNDV_SEND_NBR_THRESH", Some(262144))
         );
-        let s = ucx_setting(&cfg, "pml ucx", "isend");
+        let s = ucx_setting(&cfg, "pml ucx", Mode::Isend);
         assert_eq!(
             (s.name.as_str(), s.value, s.text.as_str()),
             ("UCX_RNDV_THRESH", None, "auto")
         );
-        let s = ucx_setting(&cfg, "ucx", "send");
+        let s = ucx_setting(&cfg, "ucx", Mode::Send);
         assert_eq!(s.name, "UCX_RNDV_THRESH");
         // A numeric UCX_RNDV_THRESH below 256K governs pml ucx's blocking sends too.
         let cfg = vec![
             ("UCX_RNDV_THRESH".to_string(), "16K".to_string()),
             ("UCX_RNDV_SEND_NBR_THRESH".to_string(), "256K".to_string()),
         ];
-        let s = ucx_setting(&cfg, "pml ucx", "send");
+        let s = ucx_setting(&cfg, "pml ucx", Mode::Send);
         assert_eq!((s.name.as_str(), s.value), ("UCX_RNDV_THRESH", Some(16384)));
     }
 }

@@ -1,6 +1,7 @@
 //! Reading MPI_T control variables (MPI 4.0 §15.3.6): the configured eager limit of the
 //! transport a pair uses, reported beside the measured switch.
-use crate::mpi;
+use crate::base::mpi;
+use loggp_report::PeerClass;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
 
@@ -88,7 +89,7 @@ fn cvar_bytes(name: &str, cap: usize) -> Option<Vec<u8>> {
 /// The eager-limit control variables of several peer classes, in one MPI_T session: a
 /// session is not free (Open MPI 4.1's MPI_T_init_thread took 207 ms here), so this runs
 /// once, on rank 0 at MPI_Finalize, never at MPI_Init and never on a signal path.
-pub fn eager_limit_cvars(peer_classes: &[String]) -> Vec<Option<(String, i64)>> {
+pub fn eager_limit_cvars(peer_classes: &[PeerClass]) -> Vec<Option<(String, i64)>> {
     if mpi::FLAVOR != "openmpi" || peer_classes.is_empty() {
         // MPICH ch4:ucx takes its switch from UCX settings, not from an MPI_T variable.
         return vec![None; peer_classes.len()];
@@ -96,13 +97,13 @@ pub fn eager_limit_cvars(peer_classes: &[String]) -> Vec<Option<(String, i64)>> 
     session(|| {
         peer_classes
             .iter()
-            .map(|c| eager_limit_in_session(c))
+            .map(|&c| eager_limit_in_session(c))
             .collect()
     })
     .unwrap_or_else(|| vec![None; peer_classes.len()])
 }
 
-fn eager_limit_in_session(peer_class: &str) -> Option<(String, i64)> {
+fn eager_limit_in_session(peer_class: PeerClass) -> Option<(String, i64)> {
     let btls = cvar_string("btl").unwrap_or_default();
     let allowed = |b: &str| {
         btls.is_empty()
@@ -110,8 +111,8 @@ fn eager_limit_in_session(peer_class: &str) -> Option<(String, i64)> {
             || (btls.starts_with('^') && !btls[1..].split(',').any(|x| x == b))
     };
     let candidates: &[&str] = match peer_class {
-        "self" => &["self"],
-        "intra_node" => &["vader", "sm", "tcp"],
+        PeerClass::SelfRank => &["self"],
+        PeerClass::IntraNode => &["vader", "sm", "tcp"],
         _ => &["tcp"],
     };
     for b in candidates {

@@ -97,7 +97,7 @@ pub fn run<T: Transport, C: Control>(
     // The first pass may take half the time up to `end_ns`: at least two passes (one each
     // way) are kept, and on a slow link fewer passes cost less than fewer sizes (a switch
     // between sizes never measured is never found).
-    let t0 = crate::clock::monotonic_raw_ns();
+    let t0 = crate::base::clock::monotonic_raw_ns();
     let pass_end = t0 + end_ns.saturating_sub(t0) / planned.clamp(1, MIN_PASSES) as u64;
     let mut took: Vec<u64> = vec![];
     let mut cap: Vec<usize> = vec![];
@@ -112,7 +112,7 @@ pub fn run<T: Transport, C: Control>(
     let mut last: Option<(usize, u64)> = None;
     while i < sizes.len() {
         let s = sizes[i];
-        let now_ns = crate::clock::monotonic_raw_ns();
+        let now_ns = crate::base::clock::monotonic_raw_ns();
         let left_ns = pass_end.saturating_sub(now_ns);
         // The budget holds the passes: a size whose pass would not fit what is left of
         // this pass's share is not started (its time grows at most in proportion to the
@@ -139,7 +139,7 @@ pub fn run<T: Transport, C: Control>(
             out.stop = Some(stop);
             return finish(out, notes);
         }
-        let done_ns = crate::clock::monotonic_raw_ns();
+        let done_ns = crate::base::clock::monotonic_raw_ns();
         let took_ns = done_ns.saturating_sub(now_ns);
         took.push(took_ns);
         cap.push(passes_for(s, slow, planned));
@@ -187,7 +187,7 @@ pub fn run<T: Transport, C: Control>(
             break;
         }
         let expected: u64 = order.iter().map(|&j| took[j]).sum();
-        if crate::clock::monotonic_raw_ns().saturating_add(expected) > end_ns {
+        if crate::base::clock::monotonic_raw_ns().saturating_add(expected) > end_ns {
             notes.push(format!(
                 "{} of {planned} passes: the next would have ended past the budget's share for them",
                 out.passes

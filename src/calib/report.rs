@@ -1,8 +1,58 @@
 //! The calibration's measurements in the report's units and shapes. The ranges are left
 //! to the model (`loggp_model::estimate`), which fits them at report time.
 use super::engine::PointTicks;
-use super::run::{ModeResult, Outcome};
-use loggp_report::{CalibrationSet, Point, RawSet, Threshold};
+use super::outcome::{ModeResult, Outcome};
+use loggp_report::{Calibration, CalibrationSet, PeerClass, Point, RawSet, Threshold};
+
+/// This rank's part of the report's calibration section: the status all ranks agreed
+/// on, the pairs, and the sets and thresholds (parallel, one each per mode) and raw sets
+/// of the pairs this rank drove.
+pub fn fragment(o: &Outcome, me: u32, ns_per_tick: f64) -> (Calibration, Vec<Threshold>) {
+    let (mpi, thresholds) = sets(o, me, ns_per_tick).into_iter().unzip();
+    let calibration = Calibration {
+        status: o.status.clone(),
+        duration_ns: (o.duration_ns > 0.0).then_some(o.duration_ns),
+        pairs: o.pairs.clone(),
+        disturbance: o.disturbance.clone(),
+        off_cpu_share: o.off_cpu_share,
+        mpi,
+        raw: raw_sets(o, me, ns_per_tick),
+    };
+    (calibration, thresholds)
+}
+
+/// Each threshold gets the setting of the component that carries its traffic (read at
+/// MPI_Finalize: MPI_T, or UCX's configuration).
+pub fn annotate_settings(thresholds: &mut [Threshold]) {
+    if thresholds.is_empty() {
+        return;
+    }
+    let keys: Vec<(PeerClass, loggp_report::Mode)> =
+        thresholds.iter().map(|t| (t.peer_class, t.mode)).collect();
+    for (t, v) in thresholds
+        .iter_mut()
+        .zip(super::knob::settings_in_use(&keys))
+    {
+        match v {
+            Ok(s) => {
+                if s.source == "MPI_T" {
+                    t.mpi_t = s.value.map(|value| loggp_report::MpiT {
+                        name: s.name.clone(),
+                        value,
+                    });
+                }
+                t.setting = Some(s);
+            }
+            Err(why) => {
+                let n = format!("setting: {why}");
+                t.note = Some(match t.note.take() {
+                    Some(x) => format!("{x}; {n}"),
+                    None => n,
+                });
+            }
+        }
+    }
+}
 
 /// This client's calibration sets and thresholds, in ns (one per mode of each pair it
 /// drove).
@@ -11,15 +61,9 @@ pub fn sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<(CalibrationSet, Thre
         .iter()
         .filter(|r| r.pair[0] == me)
         .flat_map(|r| {
-            r.modes.iter().map(move |m| {
-                one(
-                    m,
-                    r.class.name(),
-                    r.pair,
-                    ns_per_tick,
-                    o.disturbance.is_some(),
-                )
-            })
+            r.modes
+                .iter()
+                .map(move |m| one(m, r.class, r.pair, ns_per_tick, o.disturbance.is_some()))
         })
         .collect()
 }
@@ -31,10 +75,10 @@ pub fn raw_sets(o: &Outcome, me: u32, ns_per_tick: f64) -> Vec<RawSet> {
         .filter(|r| r.pair[0] == me)
         .flat_map(|pr| {
             pr.raw.iter().map(move |r| {
-                let (set, _) = one(&r.result, pr.class.name(), [me, me], ns_per_tick, false);
+                let (set, _) = one(&r.result, pr.class, [me, me], ns_per_tick, false);
                 RawSet {
                     transport: r.transport.clone(),
-                    peer_class: pr.class.name().into(),
+                    peer_class: pr.class,
                     status: r.status.clone(),
                     tl: r.tl.clone(),
                     device: r.device.clone(),
@@ -79,14 +123,14 @@ pub fn point(p: &PointTicks, n: u64, k: f64) -> Point {
 
 fn one(
     m: &ModeResult,
-    class: &str,
+    class: PeerClass,
     pair: [u32; 2],
     k: f64,
     disturbed: bool,
 ) -> (CalibrationSet, Threshold) {
     let set = CalibrationSet {
-        peer_class: class.into(),
-        mode: m.mode.clone(),
+        peer_class: class,
+        mode: m.mode.parse().unwrap_or_default(),
         pair,
         n: m.n,
         bisection_probes: m.bisection_probes as u64,
@@ -119,8 +163,8 @@ fn one(
         (lo as u64, hi as u64)
     });
     let threshold = Threshold {
-        peer_class: class.into(),
-        mode: m.mode.clone(),
+        peer_class: class,
+        mode: m.mode.parse().unwrap_or_default(),
         active_bytes: m.active_bytes.map(|b| b as u64),
         active_exact: m.active_bytes.map(|_| exact),
         active_lo_bytes: around.map(|a| a.0),

@@ -5,139 +5,20 @@
 //! (`switches`). Results stay on the client until MPI_Finalize, where they travel to rank
 //! 0 with the statistics.
 use super::channels::{self, Mux, FINISH, SERVE};
-use super::engine::{Client, Control, PointTicks};
-use super::mpi_transport::{MpiControl, MODES};
+use super::engine::{Client, Control};
+use super::outcome::{ModeResult, Outcome, PairResult, RawResult};
+use super::pairs::choose_rounds;
 use super::passes;
 use super::switches::{fit_mode, Stop};
-use crate::mpi::{self, MPI_Comm};
-use crate::peers::{class_of_world, World};
-use crate::runtime::say;
-use crate::settings::{self, Calibrate};
-use crate::stats::Class;
+use super::transports::mpi::{MpiControl, MODES};
+use crate::base::mpi::{self, MPI_Comm};
+use crate::base::runtime::say;
+use crate::base::settings::{self, Calibrate};
+use crate::record::peers::{class_of_world, World};
+use loggp_report::PeerClass;
 use std::os::raw::c_int;
-use std::sync::Mutex;
-
-/// One mode's calibration between the pair.
-#[derive(Clone, Debug, Default)]
-pub struct ModeResult {
-    pub mode: String,
-    pub n: u64,
-    pub points: Vec<PointTicks>,
-    /// Each switch between the model's ranges, located to the byte: the last size of the
-    /// range on its left. The ranges themselves are fitted at report time.
-    pub switches: Vec<usize>,
-    /// Level changes between two schedule sizes that did not repeat when both were probed
-    /// again, interleaved (not switches; the report's ranges do not split there).
-    pub not_repeated: Vec<[usize; 2]>,
-    /// Whether `active_bytes` was confirmed by repeated probes on both sides of it.
-    pub exact: bool,
-    /// Largest size still eager, located by bisection; None when no eager→rendezvous switch.
-    pub active_bytes: Option<usize>,
-    pub threshold_note: Option<String>,
-    pub bisection_probes: u32,
-    /// Passes over the schedule (see `passes`); each point's repetitions are in pass order.
-    pub passes: usize,
-    /// Where the schedule stopped growing before its largest size, and why (the next
-    /// size would not have fitted in the budget left).
-    pub schedule_note: Option<String>,
-    /// The schedule stopped before its largest size (the budget allowed no more).
-    pub schedule_cut: bool,
-}
-
-/// What this rank learned (clients) and what all ranks agreed on.
-#[derive(Clone, Debug, Default)]
-pub struct Outcome {
-    pub status: String,
-    pub duration_ns: f64,
-    /// Every pair of every round.
-    pub pairs: Vec<[u32; 2]>,
-    /// What this rank measured as the client of a pair, one per round it drove.
-    pub results: Vec<PairResult>,
-    /// Notes for the report (where a schedule ended early, and why).
-    pub warnings: Vec<String>,
-    /// Why the probes cannot be trusted to the byte (the ranks were preempted).
-    pub disturbance: Option<String>,
-    /// Largest off-CPU share of a rank's probing time (see the report field).
-    pub off_cpu_share: Option<f64>,
-}
-
-/// One pair's calibration, on its client.
-#[derive(Clone, Debug)]
-pub struct PairResult {
-    pub pair: [u32; 2],
-    pub class: Class,
-    pub modes: Vec<ModeResult>,
-    /// Raw transports beneath MPI.
-    pub raw: Vec<RawResult>,
-}
-
-/// One raw transport's calibration between the pair, or why there is none.
-#[derive(Clone, Debug, Default)]
-pub struct RawResult {
-    pub transport: String,
-    pub status: String,
-    pub result: ModeResult,
-    /// UCT: the transport and device used, and which operation carried which sizes.
-    pub tl: Option<String>,
-    pub device: Option<String>,
-    pub note: Option<String>,
-}
-
-static OUTCOME: Mutex<Option<Outcome>> = Mutex::new(None);
-
-pub fn outcome() -> Option<Outcome> {
-    OUTCOME.lock().ok().and_then(|o| o.clone())
-}
-
-/// Disjoint pairs over all ranks: first one pair inside a node and one across nodes where
-/// the job has them, then the remaining ranks in order; an odd rank out waits.
-pub fn choose_pairs(node_of: &[u32]) -> Vec<[u32; 2]> {
-    let n = node_of.len();
-    let mut used = vec![false; n];
-    let mut pairs = vec![];
-    let mut take = |a: usize, b: usize, used: &mut Vec<bool>| {
-        used[a] = true;
-        used[b] = true;
-        pairs.push([a as u32, b as u32]);
-    };
-    if let Some((a, b)) = (0..n)
-        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-        .find(|&(a, b)| node_of[a] == node_of[b])
-    {
-        take(a, b, &mut used);
-    }
-    if let Some((a, b)) = (0..n)
-        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-        .find(|&(a, b)| !used[a] && !used[b] && node_of[a] != node_of[b])
-    {
-        take(a, b, &mut used);
-    }
-    let rest: Vec<usize> = (0..n).filter(|&r| !used[r]).collect();
-    for c in rest.chunks(2) {
-        if let [a, b] = c {
-            take(*a, *b, &mut used);
-        }
-    }
-    pairs
-}
-
-/// The rounds of pairs: `choose_pairs`, then, where that has no pair across nodes but the
-/// job spans several (two nodes of two ranks: both pairs lie inside a node), a second
-/// round with one pair across, so that both peer classes are calibrated in one job.
-pub fn choose_rounds(node_of: &[u32]) -> Vec<Vec<[u32; 2]>> {
-    let first = choose_pairs(node_of);
-    let across = |p: &[u32; 2]| node_of[p[0] as usize] != node_of[p[1] as usize];
-    let mut rounds = vec![first];
-    if !rounds[0].iter().any(across) {
-        if let Some(b) = (1..node_of.len()).find(|&b| node_of[b] != node_of[0]) {
-            rounds.push(vec![[0, b as u32]]);
-        }
-    }
-    rounds
-}
-
 /// Runs the calibration on every rank; returns when all ranks agree it is over.
-pub fn run_at_init(comm: MPI_Comm, world: &World) {
+pub fn run_at_init(comm: MPI_Comm, world: &World) -> Outcome {
     let s = settings::get();
     let mut out = Outcome::default();
     if s.calibrate == Calibrate::Off {
@@ -147,9 +28,7 @@ pub fn run_at_init(comm: MPI_Comm, world: &World) {
     } else {
         calibrate(comm, world, s, &mut out);
     }
-    if let Ok(mut o) = OUTCOME.lock() {
-        *o = Some(out);
-    }
+    out
 }
 
 fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Outcome) {
@@ -182,12 +61,12 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     // closing reduction past the budget.
     // SAFETY: the private communicator.
     unsafe { mpi::PMPI_Barrier(comm) };
-    let t0 = crate::clock::monotonic_raw_ns();
+    let t0 = crate::base::clock::monotonic_raw_ns();
     // A second barrier prices the closing reduction, which must fit in the budget too:
     // 64 ranks on 2 cores took ~0.2 s for it.
     // SAFETY: as above.
     unsafe { mpi::PMPI_Barrier(comm) };
-    let collective_ns = crate::clock::monotonic_raw_ns().saturating_sub(t0);
+    let collective_ns = crate::base::clock::monotonic_raw_ns().saturating_sub(t0);
     let preempted0 = involuntary_switches();
     let cpu0 = thread_cpu_ns();
     let me = world.rank as u32;
@@ -224,7 +103,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
             // of the budget leaves the next its own share.)
             MpiControl::new(comm, peer).send_words(&[FINISH, 0, 0, 0]);
         } else if p[0] == me {
-            let now_ns = crate::clock::monotonic_raw_ns();
+            let now_ns = crate::base::clock::monotonic_raw_ns();
             let deadline = now_ns + end.saturating_sub(now_ns) / (rounds.len() - i) as u64;
             let (r, c, w) = drive_pair(&plan, *p, class, deadline, &mut out.warnings);
             out.results.push(r);
@@ -232,7 +111,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
                 (code, why) = (c, w);
             }
         } else {
-            channels::serve_pair(comm, peer, max_size, class == Class::IntraNode);
+            channels::serve_pair(comm, peer, max_size, class == PeerClass::IntraNode);
         }
     }
     // All ranks agree on the outcome (the worst of all pairs) and on how often the most
@@ -241,7 +120,9 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
         .saturating_sub(preempted0)
         .min(c_int::MAX as i64) as c_int;
     // Off-CPU share of this rank's probing, in per mille: wall time the thread did not run.
-    let wall = crate::clock::monotonic_raw_ns().saturating_sub(t0).max(1);
+    let wall = crate::base::clock::monotonic_raw_ns()
+        .saturating_sub(t0)
+        .max(1);
     let off_cpu_permille = match (cpu0, thread_cpu_ns()) {
         (Some(a), Some(b)) => {
             let off = wall.saturating_sub(b.saturating_sub(a));
@@ -263,7 +144,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
         )
     };
     let worst = agreed[0];
-    out.duration_ns = crate::clock::monotonic_raw_ns().saturating_sub(t0) as f64;
+    out.duration_ns = crate::base::clock::monotonic_raw_ns().saturating_sub(t0) as f64;
     out.off_cpu_share = (agreed[2] >= 0).then(|| agreed[2] as f64 / 1000.0);
     // Disturbed: the probing thread was off its CPU for more than a tenth of the probing
     // time (where the thread CPU clock is missing: preempted more often than tolerated).
@@ -343,7 +224,7 @@ struct Plan<'a> {
 fn drive_pair(
     plan: &Plan,
     pair: [u32; 2],
-    class: Class,
+    class: PeerClass,
     deadline: u64,
     notes: &mut Vec<String>,
 ) -> (PairResult, i32, String) {
@@ -362,7 +243,9 @@ fn drive_pair(
     let mut names: Vec<String> = modes.iter().map(|&m| MODES[m].to_string()).collect();
     // The raw transports: connected first, measured with MPI in the same passes.
     let mut raws: Vec<(RawResult, Option<usize>)> = vec![];
-    for (name, how) in crate::raw::plan(plan.raw, class == Class::IntraNode, plan.mpi_over_ucx) {
+    for (name, how) in
+        crate::calib::transports::plan(plan.raw, class == PeerClass::IntraNode, plan.mpi_over_ucx)
+    {
         let mut r = RawResult {
             transport: name,
             ..Default::default()
@@ -374,7 +257,7 @@ fn drive_pair(
                 let c = channels::connect_client(
                     &mut ctl,
                     &raw,
-                    class == Class::InterNode,
+                    class == PeerClass::InterNode,
                     plan.max_size,
                 );
                 (r.tl, r.device, r.note) = (c.tl, c.device, c.note);
@@ -397,7 +280,7 @@ fn drive_pair(
     let mut c = Client::new(&mut mux, &mut ctl, deadline);
     // Three quarters of the pair's time for the passes, a quarter kept for locating the
     // switches.
-    let now_ns = crate::clock::monotonic_raw_ns();
+    let now_ns = crate::base::clock::monotonic_raw_ns();
     let passes_end = now_ns + deadline.saturating_sub(now_ns) * 3 / 4;
     let p = passes::run(
         &mut c,
@@ -455,7 +338,7 @@ fn drive_pair(
             if m.points.len() < 3 {
                 continue;
             }
-            let now_ns = crate::clock::monotonic_raw_ns();
+            let now_ns = crate::base::clock::monotonic_raw_ns();
             c.deadline_ns = now_ns + deadline.saturating_sub(now_ns) / left.max(1);
             left -= 1;
             c.select(k);
@@ -550,37 +433,5 @@ fn involuntary_switches() -> i64 {
         } else {
             0
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn two_nodes_of_two_ranks_get_a_second_round_across() {
-        assert_eq!(
-            choose_rounds(&[0, 0, 1, 1]),
-            vec![vec![[0, 1], [2, 3]], vec![[0, 2]]]
-        );
-        // A first round with a pair across needs no second.
-        assert_eq!(choose_rounds(&[0, 0, 1, 1, 2]).len(), 1);
-        // One node: one round.
-        assert_eq!(choose_rounds(&[0, 0, 0, 0]), vec![vec![[0, 1], [2, 3]]]);
-        // One rank per node: the first round is across already.
-        assert_eq!(choose_rounds(&[0, 1]), vec![vec![[0, 1]]]);
-    }
-
-    #[test]
-    fn pairs_cover_ranks_with_one_intra_and_one_inter_pair() {
-        // ranks 0,1 on node 0; 2,3 on node 1; 4 on node 2
-        let p = choose_pairs(&[0, 0, 1, 1, 2]);
-        assert_eq!(p[0], [0, 1]);
-        assert_eq!(p[1], [2, 4]);
-        assert_eq!(p.len(), 2, "an odd rank out waits: {p:?}");
-        let p = choose_pairs(&[0, 1]);
-        assert_eq!(p, [[0, 1]]);
-        let p = choose_pairs(&[0, 0, 0, 0]);
-        assert_eq!(p, [[0, 1], [2, 3]]);
     }
 }

@@ -5,8 +5,8 @@
 //! range's line predicts the probed size better, in the quantity that tells the two
 //! ranges apart most clearly: G_all, o_s or the round trip.
 use super::engine::{late_delay, Client, Control, Transport};
-use super::run::ModeResult;
-use crate::settings;
+use super::outcome::ModeResult;
+use crate::base::settings;
 use loggp_model::active as model;
 use loggp_model::stats::summarize;
 
@@ -124,7 +124,7 @@ pub fn stop_of<T: Transport, C: Control>(c: &Client<T, C>, at: String) -> Stop {
 /// The model's settings as the shim uses them (timer floor of this job).
 pub fn model_settings() -> loggp_model::Settings {
     loggp_model::Settings {
-        abs_floor_ns: 2.0 * crate::clock::read_floor_ns(),
+        abs_floor_ns: 2.0 * crate::base::clock::read_floor_ns(),
         penalty_scale: settings::get().model_penalty,
         ..Default::default()
     }
@@ -144,7 +144,7 @@ pub fn fit_mode<T: Transport, C: Control>(
 ) -> Result<(), Stop> {
     let mode = m.mode.clone();
     let max = m.points.last().map(|p| p.size).unwrap_or(0);
-    let k = crate::clock::ns_per_tick(crate::clock::hz());
+    let k = crate::base::clock::ns_per_tick(crate::base::clock::hz());
     let pts: Vec<loggp_report::Point> = m
         .points
         .iter()

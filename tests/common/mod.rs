@@ -60,16 +60,25 @@ impl Mpi {
             .metadata()
             .and_then(|m| m.modified())
             .unwrap_or_else(|_| panic!("{} is missing: run scripts/build.sh first", p.display()));
-        for dir in ["src", "include", "report/src"] {
-            for e in std::fs::read_dir(root().join(dir)).unwrap().flatten() {
+        // Every source the shim is built from, in subfolders too.
+        fn newest(dir: &Path, built: std::time::SystemTime, lib: &Path) {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    newest(&path, built, lib);
+                    continue;
+                }
                 let m = e.metadata().unwrap().modified().unwrap();
                 assert!(
                     m <= built,
                     "{} is older than {}: run scripts/build.sh",
-                    p.display(),
-                    e.path().display()
+                    lib.display(),
+                    path.display()
                 );
             }
+        }
+        for dir in ["src", "include", "report/src", "model/src"] {
+            newest(&root().join(dir), built, &p);
         }
         p
     }

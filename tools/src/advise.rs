@@ -90,8 +90,8 @@ pub fn tables(r: &Report) -> Vec<Table> {
                 ),
             };
             t.row(vec![
-                a.peer_class.clone(),
-                a.mode.clone(),
+                a.peer_class.to_string(),
+                a.mode.to_string(),
                 a.observed_messages.to_string(),
                 fmt_ns(Some(a.observed_ns)),
                 a.current_switch_bytes.map_or("—".into(), |b| b.to_string()),
@@ -125,7 +125,7 @@ fn share_and_ranks(r: &Report) -> Vec<Table> {
         );
         for x in &share {
             t.row(vec![
-                x.peer_class.clone(),
+                x.peer_class.to_string(),
                 x.transport.clone(),
                 x.messages.to_string(),
                 x.messages_not_priced.to_string(),

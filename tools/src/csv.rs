@@ -110,14 +110,22 @@ pub fn table(r: &Report, name: &str) -> Option<String> {
             };
             for s in &r.calibration.mpi {
                 for g in &s.ranges {
-                    let mut v = vec!["active".into(), s.peer_class.clone(), s.mode.clone()];
+                    let mut v = vec![
+                        "active".into(),
+                        s.peer_class.to_string(),
+                        s.mode.to_string(),
+                    ];
                     v.extend(range_cells(g));
                     t.row(v);
                 }
             }
             for p in &r.passive {
                 for g in &p.ranges {
-                    let mut v = vec!["passive".into(), p.peer_class.clone(), p.mode.clone()];
+                    let mut v = vec![
+                        "passive".into(),
+                        p.peer_class.to_string(),
+                        p.mode.to_string(),
+                    ];
                     v.extend(range_cells(g));
                     t.row(v);
                 }
@@ -126,7 +134,7 @@ pub fn table(r: &Report, name: &str) -> Option<String> {
                 for g in &s.ranges {
                     let mut v = vec![
                         format!("raw {}", s.transport),
-                        s.peer_class.clone(),
+                        s.peer_class.to_string(),
                         String::new(),
                     ];
                     v.extend(range_cells(g));
@@ -160,7 +168,7 @@ pub fn table(r: &Report, name: &str) -> Option<String> {
                     (
                         "active".to_string(),
                         &s.peer_class,
-                        s.mode.clone(),
+                        s.mode.to_string(),
                         &s.points,
                     )
                 })
@@ -176,8 +184,8 @@ pub fn table(r: &Report, name: &str) -> Option<String> {
                 for p in points {
                     t.row(vec![
                         source.clone(),
-                        class.clone(),
-                        mode.clone(),
+                        class.to_string(),
+                        mode.to_string(),
                         p.size_bytes.to_string(),
                         num(p.prtt_1_0_ns),
                         num(p.prtt_n_0_ns),
@@ -212,8 +220,8 @@ pub fn table(r: &Report, name: &str) -> Option<String> {
             ]);
             for h in &r.thresholds {
                 t.row(vec![
-                    h.peer_class.clone(),
-                    h.mode.clone(),
+                    h.peer_class.to_string(),
+                    h.mode.to_string(),
                     int(h.active_bytes),
                     h.active_exact.map(|b| b.to_string()).unwrap_or_default(),
                     int(h.active_lo_bytes),
@@ -247,7 +255,7 @@ pub fn table(r: &Report, name: &str) -> Option<String> {
             };
             for m in &r.mpi_overhead {
                 let mut v = vec![
-                    m.peer_class.clone(),
+                    m.peer_class.to_string(),
                     m.transport.clone(),
                     m.size_lo_bytes.to_string(),
                     m.size_hi_bytes.to_string(),
@@ -285,8 +293,8 @@ pub fn table(r: &Report, name: &str) -> Option<String> {
             for p in &r.passive {
                 for b in &p.bins {
                     t.row(vec![
-                        p.peer_class.clone(),
-                        p.mode.clone(),
+                        p.peer_class.to_string(),
+                        p.mode.to_string(),
                         b.size_lo_bytes.to_string(),
                         b.size_hi_bytes.to_string(),
                         b.smallest_bytes.to_string(),

@@ -3,7 +3,7 @@
 //! (hoefler2007 Fig. 3/4), overheads active and passive, MPI against the raw transport
 //! (bell2003 Fig. 3), and time in MPI per rank.
 use crate::table::esc;
-use loggp_report::Report;
+use loggp_report::{Mode, Report};
 
 #[derive(Clone, Debug)]
 pub struct Series {
@@ -254,7 +254,11 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
             .map(|x| (x.size_lo_bytes as f64, format!("{} B", x.size_lo_bytes)))
             .collect();
         out.push((
-            format!("gap_{}_{}.svg", file(&set.peer_class), file(&set.mode)),
+            format!(
+                "gap_{}_{}.svg",
+                file(set.peer_class.name()),
+                file(set.mode.name())
+            ),
             chart(
                 &format!("g + (s−1)G — {} {}", set.peer_class, set.mode),
                 "message size (bytes)",
@@ -285,9 +289,13 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
             },
         ];
         for (mode, label) in [
-            (set.mode.as_str(), "o_s passive"),
+            (set.mode, "o_s passive"),
             (
-                if set.mode == "isend" { "irecv" } else { "recv" },
+                if set.mode == Mode::Isend {
+                    Mode::Irecv
+                } else {
+                    Mode::Recv
+                },
                 "o_r passive",
             ),
         ] {
@@ -315,8 +323,8 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
         out.push((
             format!(
                 "overheads_{}_{}.svg",
-                file(&set.peer_class),
-                file(&set.mode)
+                file(set.peer_class.name()),
+                file(set.mode.name())
             ),
             chart(
                 &format!("o_s and o_r — {} {}", set.peer_class, set.mode),
@@ -363,7 +371,7 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
             format!(
                 "mpi_vs_{}_{}.svg",
                 file(&raw.transport),
-                file(&raw.peer_class)
+                file(raw.peer_class.name())
             ),
             chart(
                 &format!(

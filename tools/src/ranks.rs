@@ -2,12 +2,11 @@
 //! read as one job: `loggp show dir/` or `loggp show a.rank0.json a.rank1.json`.
 //!
 //! The per-rank statistics (calls, time in MPI, calls in progress) combine exactly; the
-//! calibration is the one rank 0 measured (its file holds it). Passive bins add their
-//! counts, extremes and means; their percentiles and envelopes cannot be recombined
-//! from the files (the histograms are merged only at MPI_Finalize), so they stay empty
-//! where more than one rank contributed, and no ranges are fitted.
-use loggp_report::{Bin, Passive, Report};
-use std::collections::BTreeMap;
+//! calibration is the one rank 0 measured (its file holds it). Each rank file carries its
+//! rank's statistics cells with their histograms, so the job's cells are their sum, and
+//! the passive bins, percentiles, envelopes, ranges and brackets are computed from them
+//! exactly as the final report computes them at MPI_Finalize (`loggp_model::estimate`).
+use loggp_report::Report;
 
 /// The rank files a path names: a directory's `*.rank<N>.json`, or the file itself.
 pub fn rank_files(path: &str) -> Result<Vec<String>, String> {
@@ -95,72 +94,19 @@ pub fn merge(mut files: Vec<Report>) -> Result<Report, String> {
             out.job.ranks
         ));
     }
-    out.passive = merge_passive(&files);
-    out.sections.insert(
-        "passive.ranges".into(),
-        "not fitted: a set of rank files (their histograms merge only at MPI_Finalize)".into(),
-    );
-    Ok(out)
-}
-
-fn merge_passive(files: &[Report]) -> Vec<Passive> {
-    // Per (class, mode), per bin: the merged bin and how many ranks had it.
-    type Bins = BTreeMap<(u64, u64), (Bin, u32)>;
-    let mut sets: BTreeMap<(String, String), Bins> = BTreeMap::new();
-    for r in files {
-        for p in &r.passive {
-            let set = sets
-                .entry((p.peer_class.clone(), p.mode.clone()))
-                .or_default();
-            for b in &p.bins {
-                match set.get_mut(&(b.size_lo_bytes, b.size_hi_bytes)) {
-                    None => {
-                        set.insert((b.size_lo_bytes, b.size_hi_bytes), (b.clone(), 1));
-                    }
-                    Some((m, n)) => {
-                        let total = (m.count + b.count).max(1) as f64;
-                        m.mean_ns = match (m.mean_ns, b.mean_ns) {
-                            (Some(x), Some(y)) => {
-                                Some((x * m.count as f64 + y * b.count as f64) / total)
-                            }
-                            (x, y) => x.or(y),
-                        };
-                        m.count += b.count;
-                        m.smallest_bytes = m.smallest_bytes.min(b.smallest_bytes);
-                        m.largest_bytes = m.largest_bytes.max(b.largest_bytes);
-                        m.min_ns = match (m.min_ns, b.min_ns) {
-                            (Some(x), Some(y)) => Some(x.min(y)),
-                            (x, y) => x.or(y),
-                        };
-                        m.burst_gaps += b.burst_gaps;
-                        *n += 1;
-                    }
-                }
-            }
-        }
+    out.cells = loggp_report::merge_cells(files.iter().flat_map(|r| &r.cells));
+    out.passive.clear();
+    if out.cells.is_empty() {
+        out.sections.insert(
+            "passive.ranges".into(),
+            "not fitted: rank files without statistics cells (written by loggp before they carried them)".into(),
+        );
+    } else {
+        let s = loggp_model::Settings::for_report(&out);
+        loggp_model::estimate(&mut out, &s);
+        out.sections.insert("passive.ranges".into(), "done".into());
     }
-    sets.into_iter()
-        .map(|((peer_class, mode), bins)| Passive {
-            peer_class,
-            mode,
-            ranges: vec![],
-            ranges_status: Some(
-                "not fitted: a set of rank files (their histograms merge only at MPI_Finalize)"
-                    .into(),
-            ),
-            bins: bins
-                .into_values()
-                .map(|(mut b, n)| {
-                    if n > 1 {
-                        (b.p10_ns, b.p50_ns, b.p90_ns) = (None, None, None);
-                        (b.envelope_ns, b.envelope_ns_ci, b.envelope_p50_ns) = (None, None, None);
-                        (b.burst_gap_ns, b.burst_gap_ns_ci) = (None, None);
-                    }
-                    b
-                })
-                .collect(),
-        })
-        .collect()
+    Ok(out)
 }
 
 #[cfg(test)]

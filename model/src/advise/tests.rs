@@ -1,0 +1,167 @@
+use super::raw_share::*;
+use super::standout::*;
+use super::switch::*;
+use crate::stats::{median, Rng};
+use crate::Settings;
+use loggp_report::{Bin, CalibrationSet, Mode, PeerClass, Point, Report, Threshold};
+
+use loggp_report::{Passive, RawSet, Setting};
+
+/// A calibration with eager PRTT(1,0,s) = 800 + 0.1 s up to 4040 and rendezvous
+/// 5000 + 0.1 s above (ground truth §3 style), 5 repetitions with ±2 % jitter.
+fn report(sizes_sent: &[(u64, u64)]) -> Report {
+    let mut rng = Rng::new(9);
+    let mut points = vec![];
+    let mut s = 1.0f64;
+    while s <= 65536.0 {
+        let size = s.round() as u64;
+        let truth = if size <= 4040 { 800.0 } else { 5000.0 } + 0.1 * size as f64;
+        let reps: Vec<f64> = (0..5).map(|_| truth * (1.0 + 0.02 * rng.sym())).collect();
+        points.push(Point {
+            size_bytes: size,
+            prtt_1_0_reps_ns: reps,
+            ..Default::default()
+        });
+        s *= 2f64.powf(0.25);
+    }
+    let mut r = Report::default();
+    r.job.mpi_flavor = "openmpi".into();
+    r.calibration.mpi.push(CalibrationSet {
+        peer_class: PeerClass::IntraNode,
+        mode: Mode::Send,
+        switches_bytes: vec![256, 4040],
+        points,
+        ..Default::default()
+    });
+    r.thresholds.push(Threshold {
+        peer_class: PeerClass::IntraNode,
+        mode: Mode::Send,
+        active_bytes: Some(4040),
+        setting: Some(Setting {
+            name: "btl_vader_eager_limit".into(),
+            value: Some(4096),
+            text: "4096".into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    r.passive.push(Passive {
+        peer_class: PeerClass::IntraNode,
+        mode: Mode::Send,
+        bins: sizes_sent
+            .iter()
+            .map(|&(size, count)| Bin {
+                smallest_bytes: size,
+                largest_bytes: size,
+                count,
+                mean_ns: Some(1000.0),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    });
+    r
+}
+
+/// The raw transport's round trips are half MPI's at every size: MPI's share is 50 %,
+/// inside its interval, and the interval is a proper one.
+#[test]
+fn raw_share_at_half_the_round_trip_is_half_with_its_interval() {
+    let mut r = report(&[(100, 500), (2000, 500)]);
+    for p in &mut r.calibration.mpi[0].points {
+        p.prtt_1_0_ns = median(&p.prtt_1_0_reps_ns);
+    }
+    let mut raw = RawSet {
+        transport: "shm".into(),
+        peer_class: PeerClass::IntraNode,
+        status: "done".into(),
+        points: r.calibration.mpi[0].points.clone(),
+        ..Default::default()
+    };
+    for p in &mut raw.points {
+        p.prtt_1_0_reps_ns.iter_mut().for_each(|v| *v /= 2.0);
+        p.prtt_1_0_ns = median(&p.prtt_1_0_reps_ns);
+    }
+    r.calibration.raw.push(raw);
+    let share = raw_share(&r, &Settings::default());
+    assert_eq!(share.len(), 1);
+    let x = &share[0];
+    assert_eq!((x.messages, x.messages_not_priced), (1000, 0));
+    let v = x.mpi_share.unwrap();
+    assert!((v - 0.5).abs() < 0.02, "{v}");
+    let [lo, hi] = x.mpi_share_ci.unwrap();
+    assert!(lo <= v && v <= hi && lo < hi && hi - lo < 0.1, "{lo} {hi}");
+}
+
+#[test]
+fn advises_the_value_that_makes_the_jobs_messages_eager_and_prices_it() {
+    let (a, _) = advise(&report(&[(6000, 1000), (100, 50)]), &Settings::default());
+    let a = &a[0];
+    assert!(a.advised, "{a:?}");
+    let v = a.setting.as_ref().unwrap().value.unwrap();
+    assert_eq!(v, 6056);
+    // The truth: 1000 × (5000 − 800) = 4.2 ms.
+    let est = a.predicted_saving_ns.unwrap();
+    assert!((est - 4.2e6).abs() < 0.1 * 4.2e6, "{est}");
+    let [lo, hi] = a.predicted_saving_ns_ci.unwrap();
+    assert!(lo <= est && est <= hi && lo > 0.0);
+    assert!(a
+        .command
+        .as_ref()
+        .unwrap()
+        .contains("btl_vader_eager_limit 6056"));
+}
+
+/// The halo's MPI_Isend messages of the advised sizes: not priced, and said so.
+#[test]
+fn isend_messages_the_advice_also_turns_eager_are_named() {
+    let mut r = report(&[(6000, 1000), (2000, 1000)]);
+    let mut isend = r.passive[0].clone();
+    isend.mode = Mode::Isend;
+    r.passive.push(isend);
+    let (a, _) = advise(&r, &Settings::default());
+    assert!(a[0].advised, "{:#?}", a[0]);
+    let note = a[0].notes.iter().find(|n| n.contains("mode isend"));
+    assert!(
+        note.is_some_and(|n| n.starts_with("1000 messages of 4041–6000 B")),
+        "{:?}",
+        a[0].notes
+    );
+}
+
+#[test]
+fn no_change_where_everything_is_eager_or_beyond_what_was_measured() {
+    let (a, _) = advise(&report(&[(2000, 1000)]), &Settings::default());
+    assert!(!a[0].advised);
+    assert!(a[0].notes[0].contains("already eager"), "{:?}", a[0].notes);
+    // 40000 B: more than twice the largest eager size measured — not priced.
+    let (a, _) = advise(&report(&[(40000, 1000)]), &Settings::default());
+    assert!(!a[0].advised);
+    assert!(
+        a[0].notes.iter().any(|n| n.contains("not priced")),
+        "{:?}",
+        a[0].notes
+    );
+}
+
+#[test]
+fn a_rank_far_from_the_others_stands_out_and_noise_does_not() {
+    let mut r = Report::default();
+    for (k, t) in [100.0, 104.0, 98.0, 101.0, 99.0, 103.0, 102.0, 300.0]
+        .iter()
+        .enumerate()
+    {
+        r.ranks.push(loggp_report::RankEntry {
+            rank: k as u32,
+            time_in_mpi_ns: t * 1e6,
+            ..Default::default()
+        });
+    }
+    let s = standout_ranks(&r);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!(s[0].rank, 7);
+    r.ranks[7].time_in_mpi_ns = 106e6;
+    assert!(standout_ranks(&r).is_empty());
+    r.ranks.truncate(3);
+    assert!(standout_ranks(&r).is_empty(), "too few ranks to say");
+}

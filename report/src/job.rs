@@ -1,0 +1,116 @@
+//! Who ran, where, and what each rank spent: `job` and `ranks[]`.
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct Job {
+    /// False when written on an abort, signal or exit path instead of MPI_Finalize.
+    pub complete: bool,
+    /// How the statistics were taken: "MPI_Finalize", "MPI_Abort", "signal SIGTERM", ...
+    pub end: String,
+    pub executable: String,
+    pub job_id: String,
+    pub ranks: u32,
+    pub hosts: Vec<String>,
+    pub mpi_library: String,
+    pub mpi_flavor: String,
+    pub thread_level: String,
+    pub started_at: String,
+    pub wall_time_ns: f64,
+    pub clock: Clock,
+    pub settings: BTreeMap<String, String>,
+    /// Set in a per-rank partial report: the only rank it holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_rank: Option<u32>,
+    /// A snapshot written while the job runs (SIGUSR1 or LOGGP_INTERVAL); the rank goes on.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interim: bool,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct Clock {
+    pub source: String,
+    pub tsc_hz: Option<f64>,
+    pub invariant: bool,
+    /// The shortest interval two successive counter reads report: the resolution of one
+    /// call's timing. Deviations below it are noise to the passive change detection.
+    pub read_floor_ns: Option<f64>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct RankEntry {
+    pub rank: u32,
+    pub host: String,
+    pub pid: u32,
+    pub time_in_mpi_ns: f64,
+    /// Threads that made intercepted calls.
+    pub threads: u32,
+    pub calls: BTreeMap<String, CallStats>,
+    /// Nonblocking and persistent requests by mode, followed from start to completion.
+    pub requests: BTreeMap<String, RequestStats>,
+    /// Records that found their statistics table full: counted in `calls`, but not in
+    /// the size/duration histograms.
+    pub records_without_histogram: u64,
+    /// Requests that could not be tracked (table full): their completions are not timed.
+    pub requests_untracked: u64,
+    /// Interim and partial rank files: the intercepted calls in progress when it was
+    /// written, one per thread inside one (what a rank of a hung job waits on).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub in_progress: Vec<CallInProgress>,
+}
+
+/// An intercepted call that had not returned when the rank file was written.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct CallInProgress {
+    /// The MPI function, e.g. "MPI_Recv".
+    pub function: String,
+    /// World rank of the peer it sends to or receives from, where known (not for a
+    /// wildcard receive or a request the shim does not track).
+    pub peer: Option<u32>,
+    /// Message size, bytes, where known.
+    pub bytes: Option<u64>,
+    /// Requests passed to a Wait/Test variant.
+    pub requests: Option<u64>,
+    /// How long it had been running, ns.
+    pub for_ns: f64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct CallStats {
+    pub count: u64,
+    pub bytes: u64,
+    pub time_ns: f64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct RequestStats {
+    /// Completed in a Wait/Test variant (cancelled ones excluded).
+    pub completed: u64,
+    pub completed_bytes: u64,
+    /// Completed and reported cancelled by MPI_Test_cancelled.
+    pub cancelled: u64,
+    /// Released by MPI_Request_free while still active.
+    pub freed_active: u64,
+    /// Lifetime from initiation (or MPI_Start) to completion.
+    pub lifetime_ns: f64,
+}

@@ -1,0 +1,269 @@
+//! The client's side of a pair: it drives, one command per block of probes.
+use super::probes::*;
+use super::wire::*;
+use loggp_model::stats::{summarize, Summary};
+/// The client's side of a pair.
+pub struct Client<'a, T: Transport, C: Control> {
+    pub t: &'a mut T,
+    pub ctl: &'a mut C,
+    /// CLOCK_MONOTONIC_RAW ns by which the probes must end (u64::MAX: none).
+    pub deadline_ns: u64,
+    /// Set once a repetition was not started because it would end past the deadline.
+    pub stopped: bool,
+    /// Start of the last repetition and how long the one before it took (ns).
+    rep_started_ns: u64,
+    last_rep_ns: u64,
+    /// The channel the commands are for (see `Transport::select`).
+    chan: u64,
+    /// Swap the roles of the probes: the server sends and times, this side answers. The
+    /// passes alternate, so every size is measured in both directions: each process of a
+    /// pair has its own speed on a shared machine, and which of the two is slower changes
+    /// from run to run (MPI_Send of 1 B took 171 ticks on one rank and 343 on the other,
+    /// either way round, under MPICH here), so one direction alone measures one
+    /// process's luck.
+    pub reverse: bool,
+}
+
+impl<'a, T: Transport, C: Control> Client<'a, T, C> {
+    pub fn new(t: &'a mut T, ctl: &'a mut C, deadline_ns: u64) -> Self {
+        Client {
+            t,
+            ctl,
+            deadline_ns,
+            stopped: false,
+            rep_started_ns: 0,
+            last_rep_ns: 0,
+            chan: 0,
+            reverse: false,
+        }
+    }
+
+    /// Before a pass: the channel's transport may choose again how it moves data (see
+    /// `Transport::choose`), on both sides.
+    pub fn choose(&mut self) -> bool {
+        if !self.ctl.send_words(&[self.word(CMD_CHOOSE, 0), 0, 0, 0]) {
+            return false;
+        }
+        self.t.choose(self.ctl, true)
+    }
+
+    /// Directs the next commands, on both sides, to channel `chan`.
+    pub fn select(&mut self, chan: usize) {
+        self.chan = chan as u64;
+        self.t.select(chan);
+    }
+
+    /// A command's first word: the command, the channel, an argument.
+    fn word(&self, cmd: u64, arg: u64) -> u64 {
+        cmd | self.chan << 8 | arg << 16
+    }
+
+    /// Called before each repetition: a budget is a promise, so a repetition that would
+    /// end past the deadline (judged by the last one's duration) is not started; the
+    /// server, waiting for its first message, gets the stop mark instead and goes back
+    /// to waiting for a command. This bounds an overrun by the misjudgement of one
+    /// repetition, where a check between sizes let one size's probes run on for seconds
+    /// on an oversubscribed node (4 ranks on 2 cores: 3.3–3.5 s for a 2 s budget).
+    /// Once stopped, every later command is answered at once the same way: the server
+    /// has taken the command and waits for a first message.
+    fn next_rep(&mut self) -> bool {
+        let now_ns = crate::base::clock::monotonic_raw_ns();
+        if self.rep_started_ns != 0 {
+            self.last_rep_ns = now_ns.saturating_sub(self.rep_started_ns);
+        }
+        if self.stopped || now_ns.saturating_add(self.last_rep_ns) > self.deadline_ns {
+            self.t.send_stop();
+            self.stopped = true;
+            return false;
+        }
+        self.rep_started_ns = now_ns;
+        true
+    }
+
+    /// A command's repetitions are over: the time until the next one is not a repetition.
+    fn end_reps(&mut self) {
+        if self.rep_started_ns != 0 {
+            self.last_rep_ns =
+                crate::base::clock::monotonic_raw_ns().saturating_sub(self.rep_started_ns);
+            self.rep_started_ns = 0;
+        }
+    }
+
+    /// Whether a reversed command of `reps` repetitions fits before the deadline: the
+    /// server drives it, so it cannot be stopped in band; it is not started instead.
+    fn fits_reversed(&mut self, reps: u64) -> bool {
+        let now_ns = crate::base::clock::monotonic_raw_ns();
+        if self.stopped || now_ns.saturating_add(self.last_rep_ns * reps) > self.deadline_ns {
+            self.stopped = true;
+            return false;
+        }
+        self.rep_started_ns = now_ns;
+        true
+    }
+
+    /// The duration of a reversed command, as one repetition's, for the next judgement.
+    fn end_reversed(&mut self, reps: u64) {
+        let took = crate::base::clock::monotonic_raw_ns().saturating_sub(self.rep_started_ns);
+        self.last_rep_ns = took / reps.max(1);
+        self.rep_started_ns = 0;
+    }
+
+    /// `reps` samples of PRTT(n, d, s), in ticks.
+    pub fn prtt(&mut self, n: u64, d: u64, s: usize, reps: u64) -> Option<Vec<f64>> {
+        self.prtt_calls(n, d, s, reps).map(|x| x.0)
+    }
+
+    /// PRTT(n, d, s) as `prtt`, and, where d > 0, the duration of each send call after
+    /// the first (ticks): the edge reads that measure the time between sends bracket
+    /// the calls too, so the calls' own durations cost no extra timer read. Reversed
+    /// (see `reverse`), the server sends and times, and returns what it measured.
+    pub fn prtt_calls(
+        &mut self,
+        n: u64,
+        d: u64,
+        s: usize,
+        reps: u64,
+    ) -> Option<(Vec<f64>, Vec<f64>)> {
+        if self.reverse {
+            if !self.fits_reversed(reps) {
+                return None;
+            }
+            let w = [self.word(CMD_PRTT | REVERSED, d), n, s as u64, reps];
+            if !self.ctl.send_words(&w) {
+                return None;
+            }
+            for _ in 0..reps {
+                if !matches!(answer_prtt(self.t, n, s), Answer::Done) {
+                    return None;
+                }
+            }
+            let out = recv_floats(self.ctl)?;
+            let calls = recv_floats(self.ctl)?;
+            self.end_reversed(reps);
+            return Some((out, calls));
+        }
+        if !self
+            .ctl
+            .send_words(&[self.word(CMD_PRTT, d), n, s as u64, reps])
+        {
+            return None;
+        }
+        let mut out = Vec::with_capacity(reps as usize);
+        let mut calls = vec![];
+        for _ in 0..reps {
+            if !self.next_rep() {
+                return None;
+            }
+            out.push(drive_prtt(self.t, n, d, s, &mut calls)?);
+        }
+        self.end_reps();
+        Some((out, calls))
+    }
+
+    /// The receiving side's receive overhead for size s: its timed receives (ticks,
+    /// sorted; at most `MAX_RECV_SAMPLES`) and their summary. The server receives; reversed,
+    /// this side does.
+    pub fn recv_overhead(
+        &mut self,
+        n: u64,
+        d: u64,
+        s: usize,
+        reps: u64,
+    ) -> Option<(Summary, Vec<f64>)> {
+        if self.reverse {
+            if !self.fits_reversed(reps) {
+                return None;
+            }
+            if !self
+                .ctl
+                .send_words(&[self.word(CMD_ORECV | REVERSED, d), n, s as u64, reps])
+            {
+                return None;
+            }
+            let mut samples = vec![];
+            for _ in 0..reps {
+                if !matches!(time_receives(self.t, n, d, s, &mut samples), Answer::Done) {
+                    return None;
+                }
+            }
+            self.end_reversed(reps);
+            let sm = summarize(&mut samples);
+            return Some((sm, samples));
+        }
+        if !self
+            .ctl
+            .send_words(&[self.word(CMD_ORECV, d), n, s as u64, reps])
+        {
+            return None;
+        }
+        for _ in 0..reps {
+            if !self.next_rep() {
+                return None;
+            }
+            if !feed_receives(self.t, n, s) {
+                return None;
+            }
+        }
+        self.end_reps();
+        let w = self.ctl.recv_words()?;
+        let sm = Summary {
+            median: f64::from_bits(w[0]),
+            min: f64::from_bits(w[1]),
+            iqr: f64::from_bits(w[2]),
+            n: w[3] as usize,
+        };
+        let samples = recv_floats(self.ctl)?;
+        Some((sm, samples))
+    }
+
+    /// How long a send of s bytes takes when its receiver comes `late` ticks after the
+    /// command, polling the transport meanwhile (ticks, one per repetition). An eager
+    /// send (protocol T of altawil-moritz §3.2) is taken in as unexpected and returns; a
+    /// synchronous one (TA) or a rendezvous (RTA, RAT) cannot finish before the receive is
+    /// posted. See `waits` for the decision. Reversed, the server sends and times.
+    pub fn send_times(&mut self, late: u64, s: usize, reps: u64) -> Option<Vec<f64>> {
+        if self.reverse {
+            if !self.fits_reversed(reps) {
+                return None;
+            }
+            if !self
+                .ctl
+                .send_words(&[self.word(CMD_LATE | REVERSED, late), 0, s as u64, reps])
+            {
+                return None;
+            }
+            for _ in 0..reps {
+                if !matches!(answer_late(self.t, late, s), Answer::Done) {
+                    return None;
+                }
+            }
+            let times = recv_floats(self.ctl)?;
+            self.end_reversed(reps);
+            return Some(times);
+        }
+        if !self
+            .ctl
+            .send_words(&[self.word(CMD_LATE, late), 0, s as u64, reps])
+        {
+            return None;
+        }
+        let mut times = Vec::with_capacity(reps as usize);
+        for _ in 0..reps {
+            if !self.next_rep() {
+                return None;
+            }
+            times.push(send_late(self.t, s)?);
+        }
+        self.end_reps();
+        Some(times)
+    }
+
+    /// Does a send of s bytes wait for a receiver that comes `late` ticks after it?
+    pub fn send_waits(&mut self, late: u64, s: usize, reps: u64) -> Option<bool> {
+        waits(&self.send_times(late, s, reps)?, late)
+    }
+
+    pub fn done(&mut self) {
+        self.ctl.send_words(&[CMD_DONE, 0, 0, 0]);
+    }
+}

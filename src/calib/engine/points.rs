@@ -1,0 +1,183 @@
+//! What each size gave, in ticks, and a pass over the schedule.
+use super::client::Client;
+use super::probes::waits;
+use super::wire::{Control, Transport};
+use loggp_model::stats::{summarize, Summary};
+/// What one size gave, in ticks.
+#[derive(Clone, Debug, Default)]
+pub struct PointTicks {
+    pub size: usize,
+    pub prtt_1_0: Summary,
+    pub prtt_n_0: Summary,
+    pub prtt_n_d: Summary,
+    pub delay: f64,
+    pub recv_overhead: Summary,
+    /// The send calls' own durations within PRTT(n,d,s) (the o_s study's "direct" o_s).
+    pub send_call: Option<Summary>,
+    /// d ≤ G_all with d = PRTT(1,0,s): PRTT(2,0,s) was used instead.
+    pub fell_back: bool,
+    /// The send waited for a late receiver (synchronous or rendezvous protocol).
+    pub send_waits: Option<bool>,
+    /// Every repetition (ticks), in the order of the passes that took them: PRTT(1,0,s),
+    /// PRTT(n,0,s), PRTT(n,d,s), and each pass's median o_r.
+    pub samples: [Vec<f64>; 4],
+}
+
+impl PointTicks {
+    /// G_all(s) = g + (s−1)G, Eq. (7).
+    pub fn gap_all(&self, n: u64) -> f64 {
+        (self.prtt_n_0.median - self.prtt_1_0.median) / (n - 1) as f64
+    }
+    /// o_s from Eq. (6): (PRTT(n,d,s) − PRTT(1,0,s)) / (n−1) − d.
+    pub fn send_overhead(&self, n: u64) -> f64 {
+        (self.prtt_n_d.median - self.prtt_1_0.median) / (n - 1) as f64 - self.delay
+    }
+}
+
+/// One size of one channel, measured pass by pass: what its first pass fixed (the delay
+/// d, how late the receiver comes in the eager test) and one repetition of every probe
+/// per pass, in pass order. Spreading a size's repetitions over the whole calibration,
+/// between the other sizes and channels, makes their spread show how the machine moved
+/// while it ran (the bootstrap over passes, `loggp_model::active`), where five
+/// repetitions in a row showed a few microseconds of it.
+#[derive(Clone, Debug, Default)]
+pub struct SizeProbes {
+    pub size: usize,
+    pub delay: f64,
+    pub fell_back: bool,
+    pub late: u64,
+    /// Per pass: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s), the median o_r of its receives.
+    pub samples: [Vec<f64>; 4],
+    /// Every send call's duration within PRTT(n,d,s), per direction (even passes: this
+    /// side sends; odd passes: the peer).
+    pub send_calls: [Vec<f64>; 2],
+    /// Per pass: the send call's duration with a late receiver.
+    pub send_times: Vec<f64>,
+    /// The delay d and the late receiver's delay are fixed (by the first pass).
+    pub fixed: bool,
+}
+
+impl SizeProbes {
+    pub fn new(size: usize) -> SizeProbes {
+        SizeProbes {
+            size,
+            ..Default::default()
+        }
+    }
+
+    pub fn passes(&self) -> usize {
+        self.samples[0].len()
+    }
+
+    /// Forgets what was measured, keeping what the first pass fixed (a scouting pass).
+    pub fn forget(&mut self) {
+        self.samples = Default::default();
+        self.send_calls = Default::default();
+        self.send_times.clear();
+    }
+
+    /// The summaries of the passes so far (the samples stay in pass order). The median of
+    /// each is the mean of the two directions' lower medians (the passes alternate them), as
+    /// the model takes it (`loggp_model::active::bootstrap`): each process of the pair
+    /// weighs alike, and the quantities derived from several probes (o_s, G_all) combine
+    /// values of the same directions.
+    pub fn finish(&self) -> PointTicks {
+        let sum = |v: &Vec<f64>| {
+            let mut s = summarize(&mut v.clone());
+            let sides: Vec<f64> = (0..2)
+                .filter_map(|d| {
+                    let x: Vec<f64> = v.iter().skip(d).step_by(2).copied().collect();
+                    loggp_model::stats::lower_median(&x)
+                })
+                .collect();
+            if !sides.is_empty() {
+                s.median = sides.iter().sum::<f64>() / sides.len() as f64;
+            }
+            s
+        };
+        let calls = {
+            let sides: Vec<f64> = self
+                .send_calls
+                .iter()
+                .filter_map(|v| loggp_model::stats::lower_median(v))
+                .collect();
+            let mut all: Vec<f64> = self.send_calls.concat();
+            (!all.is_empty()).then(|| {
+                let mut s = summarize(&mut all);
+                s.median = sides.iter().sum::<f64>() / sides.len() as f64;
+                s
+            })
+        };
+        PointTicks {
+            size: self.size,
+            prtt_1_0: sum(&self.samples[0]),
+            prtt_n_0: sum(&self.samples[1]),
+            prtt_n_d: sum(&self.samples[2]),
+            delay: self.delay,
+            recv_overhead: sum(&self.samples[3]),
+            send_call: calls,
+            fell_back: self.fell_back,
+            send_waits: waits(&self.send_times, self.late),
+            samples: self.samples.clone(),
+        }
+    }
+}
+
+/// One pass over a size: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with d = PRTT(1,0,s) (or
+/// PRTT(2,0,s) where that is not above G_all; both fixed by the first pass), o_r on the
+/// server, and the late-receiver test, once each. Nothing is kept of a pass that did not
+/// complete, so every series stays in pass order.
+pub fn measure_pass<T: Transport, C: Control>(
+    c: &mut Client<T, C>,
+    n: u64,
+    p: &mut SizeProbes,
+) -> Option<()> {
+    let s = p.size;
+    let first = !p.fixed;
+    // A pass comes to each size after other sizes and channels: one round trip, not
+    // kept, brings this one's buffers and code back into the caches (taken cold, the
+    // round trip of Open MPI's shared memory measured 1.7 × its warm value here).
+    c.prtt(1, 0, s, 1)?;
+    let v1 = c.prtt(1, 0, s, 1)?[0];
+    let vn = c.prtt(n, 0, s, 1)?[0];
+    let (mut delay, mut fell_back, mut late) = (p.delay, p.fell_back, p.late);
+    if first {
+        (delay, fell_back, late) = (v1, false, late_delay(v1));
+        if delay <= (vn - v1) / (n - 1) as f64 {
+            delay = c.prtt(2, 0, s, 1)?[0];
+            fell_back = true;
+        }
+    }
+    let (vnd, calls) = c.prtt_calls(n, delay as u64, s, 1)?;
+    let (_, receives) = c.recv_overhead(n, delay as u64, s, 1)?;
+    let times = c.send_times(late, s, 1)?;
+    (p.delay, p.fell_back, p.late, p.fixed) = (delay, fell_back, late, true);
+    p.samples[0].push(v1);
+    p.samples[1].push(vn);
+    p.samples[2].extend(vnd);
+    p.samples[3].push(summarize(&mut receives.clone()).median);
+    p.send_calls[(p.passes() + 1) % 2].extend(calls);
+    p.send_times.extend(times);
+    Some(())
+}
+
+/// How late the receiver comes in the `send_waits` probe: long against a round trip of
+/// the size (so that waiting cannot be confused with transfer time), at least ~20 µs.
+pub fn late_delay(prtt_1_0: f64) -> u64 {
+    let twenty_us = 20_000.0 / crate::base::clock::ns_per_tick(crate::base::clock::hz()).max(1e-3);
+    (4.0 * prtt_1_0).max(twenty_us) as u64
+}
+
+/// Measures one size in `reps` passes of its own.
+pub fn measure_point<T: Transport, C: Control>(
+    c: &mut Client<T, C>,
+    n: u64,
+    s: usize,
+    reps: u64,
+) -> Option<PointTicks> {
+    let mut p = SizeProbes::new(s);
+    for _ in 0..reps {
+        measure_pass(c, n, &mut p)?;
+    }
+    Some(p.finish())
+}

@@ -1,0 +1,155 @@
+//! The probes themselves, both sides: PRTT(n, d, s) (hoefler2007 §3, Listing 1), the
+//! receive-overhead burst and the late-receiver probe.
+use super::wire::*;
+use crate::base::clock::now;
+/// Whether sends timed by `send_times` waited for their late receiver. The second fastest
+/// repetition decides. A send that must wait for the late receiver returns before it only
+/// where the sender itself started late (held up between the reply and its next send by
+/// more than half the delay), and an eager one returns at once unless the sender was
+/// preempted during the call: one repetition of either kind must not decide. (The median
+/// let a loaded machine turn eager sizes into "waits"; the fastest alone put Open MPI's
+/// eager switch at 4055 instead of 4040 in one of five quiet runs.)
+pub fn waits(times: &[f64], late: u64) -> Option<bool> {
+    let mut t = times.to_vec();
+    t.sort_by(f64::total_cmp);
+    let decisive = t.get(1).or(t.first()).copied()?;
+    Some(decisive > late as f64 / 2.0)
+}
+
+/// How the answering side of a repetition ended.
+pub(super) enum Answer {
+    Done,
+    /// The first message was the client's stop mark.
+    Stopped,
+    Failed,
+}
+
+/// The sending side of one PRTT(n, d, s): n sends d apart, then the reply. Returns the
+/// round trip in ticks, with the time beyond d between sends taken out, and pushes each
+/// send's own duration after the first (where d > 0) to `calls`.
+pub(super) fn drive_prtt<T: Transport + ?Sized>(
+    t: &mut T,
+    n: u64,
+    d: u64,
+    s: usize,
+    calls: &mut Vec<f64>,
+) -> Option<f64> {
+    let t0 = now();
+    if !t.send(s) {
+        return None;
+    }
+    // The time between two sends is read at its edges (right after one send returns,
+    // right before the next starts) and what it exceeds d by is taken out, so the
+    // formula's d is the time actually spent outside the sends. Taking out only the delay
+    // loop's own overshoot would leave its boundary timer reads (10–20 ns each on a VM) in
+    // o_s: the o_s study (tests/c/os_study.c) measured o_s 18–30 ns above MPI_Send's own
+    // duration that way, and equal to it within the timer's step with the edges read.
+    let mut overshoot = 0u64;
+    let mut after_send = if d > 0 { now() } else { 0 };
+    for _ in 1..n {
+        let mut before_send = 0;
+        if d > 0 {
+            busy_wait(d);
+            before_send = now();
+            overshoot += before_send.wrapping_sub(after_send).saturating_sub(d);
+        }
+        if !t.send(s) {
+            return None;
+        }
+        if d > 0 {
+            after_send = now();
+            calls.push(after_send.wrapping_sub(before_send) as f64);
+        }
+    }
+    if !t.recv(s) {
+        return None;
+    }
+    Some(now().wrapping_sub(t0).wrapping_sub(overshoot) as f64)
+}
+
+/// The answering side of one PRTT: n receives, one reply.
+pub(super) fn answer_prtt<T: Transport + ?Sized>(t: &mut T, n: u64, s: usize) -> Answer {
+    t.clear_stop();
+    for i in 0..n {
+        if !t.recv(s) {
+            return Answer::Failed;
+        }
+        if i == 0 && t.stopped() {
+            return Answer::Stopped;
+        }
+    }
+    if t.send(s) {
+        Answer::Done
+    } else {
+        Answer::Failed
+    }
+}
+
+/// The sending side of the receive-overhead probe: n messages, then the reply.
+pub(super) fn feed_receives<T: Transport + ?Sized>(t: &mut T, n: u64, s: usize) -> bool {
+    (0..n).all(|_| t.send(s)) && t.recv(s)
+}
+
+/// The receiving side: after the first message it waits d (so the next has surely
+/// arrived) and times each of the other n − 1 receives, then replies.
+pub(super) fn time_receives<T: Transport + ?Sized>(
+    t: &mut T,
+    n: u64,
+    d: u64,
+    s: usize,
+    samples: &mut Vec<f64>,
+) -> Answer {
+    t.clear_stop();
+    if !t.recv(s) {
+        return Answer::Failed;
+    }
+    if t.stopped() {
+        return Answer::Stopped;
+    }
+    for _ in 1..n {
+        busy_wait(d);
+        let t0 = now();
+        if !t.recv(s) {
+            return Answer::Failed;
+        }
+        samples.push(now().wrapping_sub(t0) as f64);
+    }
+    if t.send(s) {
+        Answer::Done
+    } else {
+        Answer::Failed
+    }
+}
+
+/// The sending side of the late-receiver probe: one timed send, then the reply.
+pub(super) fn send_late<T: Transport + ?Sized>(t: &mut T, s: usize) -> Option<f64> {
+    let t0 = now();
+    if !t.send(s) {
+        return None;
+    }
+    let took = now().wrapping_sub(t0) as f64;
+    t.recv(s).then_some(took)
+}
+
+/// The late receiver: progressing, it posts its receive `late` ticks after the command
+/// (some transports complete an eager send only once the receiver has polled: Open MPI's
+/// shared memory does), then replies.
+pub(super) fn answer_late<T: Transport + ?Sized>(t: &mut T, late: u64, s: usize) -> Answer {
+    t.clear_stop();
+    let t0 = now();
+    while now().wrapping_sub(t0) < late {
+        t.progress();
+        std::thread::yield_now();
+    }
+    if !t.recv(s) {
+        return Answer::Failed;
+    }
+    if t.stopped() {
+        return Answer::Stopped;
+    }
+    if t.send(s) {
+        Answer::Done
+    } else {
+        Answer::Failed
+    }
+}

@@ -1,0 +1,163 @@
+//! MPI point-to-point between the two ranks of a pair, on the private communicator: the
+//! probes' data in one of MPI's send modes, and the control channel that carries the
+//! client's commands.
+use crate::base::mpi::{self, MPI_Comm};
+use crate::calib::engine::{Control, Transport};
+use std::os::raw::c_int;
+
+pub const CTRL_TAG: c_int = 0x1067;
+pub const DATA_TAG: c_int = 0x1068;
+
+/// The send modes a calibration probes, in the order of their channel numbers.
+pub const MODES: [&str; 3] = ["send", "isend", "ssend"];
+
+/// First byte of the client's stop mark (probe data is 0xA5).
+const STOP_BYTE: u8 = 0x5A;
+
+/// MPI point-to-point in one send mode (of `MODES`) on the private communicator.
+pub struct MpiTransport {
+    comm: MPI_Comm,
+    peer: c_int,
+    pub mode: &'static str,
+    sbuf: Vec<u8>,
+    rbuf: Vec<u8>,
+}
+
+impl MpiTransport {
+    pub fn new(comm: MPI_Comm, peer: u32, max_size: usize) -> MpiTransport {
+        MpiTransport {
+            comm,
+            peer: peer as c_int,
+            mode: MODES[0],
+            sbuf: vec![0xA5; max_size],
+            // Written, not only allocated: a zeroed allocation maps its pages lazily.
+            rbuf: vec![0x5B; max_size],
+        }
+    }
+}
+
+impl Transport for MpiTransport {
+    fn send(&mut self, size: usize) -> bool {
+        let buf = self.sbuf.as_ptr() as *const _;
+        let (n, dt) = (size as c_int, mpi::dt_byte());
+        // SAFETY: sbuf holds at least `size` bytes; private communicator.
+        let rc = unsafe {
+            match self.mode {
+                "ssend" => mpi::PMPI_Ssend(buf, n, dt, self.peer, DATA_TAG, self.comm),
+                "isend" => {
+                    let mut r: mpi::MPI_Request = mpi::request_null();
+                    mpi::PMPI_Isend(buf, n, dt, self.peer, DATA_TAG, self.comm, &mut r);
+                    mpi::PMPI_Wait(&mut r, mpi::status_ignore())
+                }
+                _ => mpi::PMPI_Send(buf, n, dt, self.peer, DATA_TAG, self.comm),
+            }
+        };
+        rc == mpi::success()
+    }
+    /// The stop mark: one byte of `STOP_BYTE` on the data tag (every probe message is at
+    /// least 1 byte of 0xA5, and a receive of s ≥ 1 bytes takes a shorter message).
+    fn send_stop(&mut self) -> bool {
+        let mark = [STOP_BYTE];
+        // SAFETY: one byte; private communicator.
+        unsafe {
+            mpi::PMPI_Send(
+                mark.as_ptr() as *const _,
+                1,
+                mpi::dt_byte(),
+                self.peer,
+                DATA_TAG,
+                self.comm,
+            ) == mpi::success()
+        }
+    }
+    fn clear_stop(&mut self) {
+        if let Some(b) = self.rbuf.first_mut() {
+            *b = 0;
+        }
+    }
+    fn stopped(&self) -> bool {
+        self.rbuf.first() == Some(&STOP_BYTE)
+    }
+    fn recv(&mut self, size: usize) -> bool {
+        let buf = self.rbuf.as_mut_ptr() as *mut _;
+        let (n, dt) = (size as c_int, mpi::dt_byte());
+        // SAFETY: rbuf holds at least `size` bytes.
+        let rc = unsafe {
+            if self.mode == "isend" {
+                let mut r: mpi::MPI_Request = mpi::request_null();
+                mpi::PMPI_Irecv(buf, n, dt, self.peer, DATA_TAG, self.comm, &mut r);
+                mpi::PMPI_Wait(&mut r, mpi::status_ignore())
+            } else {
+                mpi::PMPI_Recv(
+                    buf,
+                    n,
+                    dt,
+                    self.peer,
+                    DATA_TAG,
+                    self.comm,
+                    mpi::status_ignore(),
+                )
+            }
+        };
+        rc == mpi::success()
+    }
+    fn progress(&mut self) {
+        let mut flag: c_int = 0;
+        // SAFETY: a probe on a tag nobody sends; it only drives MPI's progress engine.
+        unsafe {
+            mpi::PMPI_Iprobe(
+                self.peer,
+                DATA_TAG + 1,
+                self.comm,
+                &mut flag,
+                mpi::status_ignore(),
+            )
+        };
+    }
+}
+
+pub struct MpiControl {
+    pub comm: MPI_Comm,
+    pub peer: c_int,
+}
+
+impl MpiControl {
+    pub fn new(comm: MPI_Comm, peer: u32) -> MpiControl {
+        MpiControl {
+            comm,
+            peer: peer as c_int,
+        }
+    }
+}
+
+impl Control for MpiControl {
+    fn send_words(&mut self, w: &[u64; 4]) -> bool {
+        // SAFETY: four u64 on the private communicator.
+        unsafe {
+            mpi::PMPI_Send(
+                w.as_ptr() as *const _,
+                4,
+                mpi::dt_u64(),
+                self.peer,
+                CTRL_TAG,
+                self.comm,
+            ) == mpi::success()
+        }
+    }
+    fn recv_words(&mut self) -> Option<[u64; 4]> {
+        let mut w = [0u64; 4];
+        // SAFETY: room for four u64.
+        let rc = unsafe {
+            mpi::PMPI_Recv(
+                w.as_mut_ptr() as *mut _,
+                4,
+                mpi::dt_u64(),
+                self.peer,
+                CTRL_TAG,
+                self.comm,
+                mpi::status_ignore(),
+            )
+        };
+        (rc == mpi::success()).then_some(w)
+    }
+}

@@ -1,0 +1,260 @@
+//! Fortran entry points: every intercepted function, for the bindings that do not reach
+//! the C `MPI_*` symbols.
+//!
+//! Which symbols, decided per MPI from what each binding calls (`nm`/`objdump` of the
+//! Debian libraries, and the counts of tests/f/p2p.F90 under each binding):
+//! * Open MPI 4.1: `mpif.h` calls `mpi_send_` (an alias of `ompi_send_f`), `use mpi` the
+//!   same symbols, `use mpi_f08` calls `ompi_send_f` directly — and `ompi_send_f` calls
+//!   `PMPI_Send`. So the shim defines `mpi_x_`, `mpi_x__`, `mpi_x`, `MPI_X` and `ompi_x_f`
+//!   and forwards to `pmpi_x_` (another alias of the same code, so no recursion).
+//! * MPICH 4.0: `mpif.h` and `use mpi` call the C `MPI_*` symbols (already counted, so the
+//!   shim defines nothing for them); `use mpi_f08` (`mpi_x_f08ts_` for functions with a
+//!   choice buffer, `mpi_x_f08_` otherwise) calls PMPI_ inside the library, so the shim
+//!   defines those and forwards to the library's own, found with dlsym(RTLD_NEXT).
+//!
+//! A wrapper records around the MPI's own Fortran routine, which keeps handling buffers,
+//! sentinels (MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS(ES)_IGNORE) and statuses, so user data
+//! is never touched; the shim only reads communicator, datatype, request and message
+//! handles, converted with the MPI's f2c functions. The reentry guard makes a binding that
+//! reaches a C `MPI_*` symbol inside count once.
+// The signatures are the MPI standard's, argument for argument.
+#![allow(non_snake_case, clippy::missing_safety_doc, clippy::too_many_arguments)]
+use crate::base::funcs::Func;
+use crate::base::mpi::{self, MPI_Fint};
+use crate::base::runtime::Guard;
+use crate::lifecycle::{on_abort, on_finalize, on_init};
+use crate::record::hooks::access::*;
+use crate::record::hooks::*;
+use loggp_report::Mode;
+use std::os::raw::{c_int, c_void};
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+type P = *mut c_void;
+
+/// The MPI's own Fortran routine, found once with dlsym(RTLD_NEXT) and cached.
+pub struct Real {
+    name: &'static [u8],
+    ptr: AtomicPtr<c_void>,
+}
+
+impl Real {
+    pub const fn new(name: &'static [u8]) -> Real {
+        Real {
+            name,
+            ptr: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+    #[inline(always)]
+    pub fn get(&self) -> P {
+        let p = self.ptr.load(Ordering::Acquire);
+        if !p.is_null() {
+            return p;
+        }
+        // The test setting hides the point-to-point routines, never MPI_Init and its kin
+        // (the job must start to show what the missing routine does).
+        let lifecycle = [&b"init"[..], b"finalize", b"abort"]
+            .iter()
+            .any(|w| self.name.windows(w.len()).any(|x| x == *w));
+        if !lifecycle && crate::base::settings::inject("fortran_missing") {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: a NUL-terminated symbol name; RTLD_NEXT searches the libraries after
+        // this one, where the MPI's Fortran library is.
+        let p = unsafe { libc::dlsym(libc::RTLD_NEXT, self.name.as_ptr() as *const _) };
+        self.ptr.store(p, Ordering::Release);
+        p
+    }
+}
+
+/// The MPI's own routine could not be found (an MPI built without it, a library loaded
+/// in an unusual order): the call fails as a failing MPI call does — MPI_ERR_OTHER in
+/// IERROR, through the error handler of MPI_COMM_WORLD (fatal, unless the application set
+/// MPI_ERRORS_RETURN) — and loggp says so once. Never a success that did nothing.
+#[cold]
+fn missing(real: &Real, ierr: P, handler: bool) -> c_int {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let name = String::from_utf8_lossy(real.name.strip_suffix(b"\0").unwrap_or(real.name));
+    if !SAID.swap(true, Ordering::Relaxed) {
+        crate::base::runtime::say(&format!(
+            "loggp: the MPI's own Fortran routine {name} was not found; the call fails with MPI_ERR_OTHER"
+        ));
+    }
+    let e = mpi::err_other();
+    if !ierr.is_null() {
+        // SAFETY: IERROR is the caller's INTEGER.
+        unsafe { *(ierr as *mut MPI_Fint) = e as MPI_Fint };
+    }
+    if handler {
+        // SAFETY: the world communicator exists between MPI_Init and MPI_Finalize.
+        unsafe { mpi::PMPI_Comm_call_errhandler(mpi::comm_world(), e) };
+    }
+    e
+}
+
+/// A Fortran INTEGER argument's value.
+#[inline(always)]
+fn int(p: P) -> c_int {
+    // SAFETY: Fortran passes by reference; null only for an absent optional argument.
+    if p.is_null() {
+        0
+    } else {
+        unsafe { *(p as *const MPI_Fint) }
+    }
+}
+#[inline(always)]
+fn comm(p: P) -> mpi::MPI_Comm {
+    // SAFETY: read-only conversion of a Fortran handle.
+    unsafe { mpi::loggp_comm_f2c(int(p)) }
+}
+#[inline(always)]
+fn dt(p: P) -> mpi::MPI_Datatype {
+    // SAFETY: read-only conversion of a Fortran handle.
+    unsafe { mpi::loggp_type_f2c(int(p)) }
+}
+#[inline(always)]
+fn fp(p: P) -> *const MPI_Fint {
+    p as *const MPI_Fint
+}
+#[inline(always)]
+fn ip(p: P) -> *mut c_int {
+    p as *mut c_int
+}
+/// A 1-based Fortran index as a C one (MPI_UNDEFINED stays).
+#[inline(always)]
+fn index0(p: P) -> c_int {
+    let i = int(p);
+    if i == mpi::undefined() {
+        i
+    } else {
+        i - 1
+    }
+}
+/// The return code of a Fortran call: IERROR (absent, as f08 allows: success).
+#[inline(always)]
+fn ierror(p: P) -> c_int {
+    if p.is_null() {
+        mpi::success()
+    } else {
+        int(p)
+    }
+}
+
+macro_rules! ptr_ty {
+    ($a:ident) => {
+        P
+    };
+}
+
+/// The Fortran symbols of every table row that has a `fortran:` column (`table.rs`). A
+/// guarded row: the MPI's own routine is called directly when profiling is off or the
+/// call is re-entered, else through the row's hook, `call` running the routine and
+/// returning IERROR. A lifecycle row: always through its hook. A routine the MPI lacks
+/// fails as described at `missing`.
+macro_rules! fortran_entries {
+    ([$call:ident, $ierr:ident] $( $name:ident { $($row:tt)* } )*) => {
+        $( fortran_entries!(@row [$call, $ierr] $name $($row)*); )*
+    };
+    (@row [$call:ident, $ierr:ident] $name:ident role: $role:ident, mode: $mode:ident, entry: $entry:ident,
+        $(cfg: $cfg:meta,)?
+        c: $cargs:tt => $chook:ident $chargs:tt,
+        $($fortran:tt)*
+    ) => {
+        fortran_entries!(@fortran [$call, $ierr] [$($cfg)?] $name $mode $entry $($fortran)*);
+    };
+    (@fortran [$call:ident, $ierr:ident] $cfgs:tt $name:ident $mode:ident $entry:ident
+        $(fortran: $short:ident $style:ident ($($farg:ident),* $(,)?) => $fhook:ident($($fharg:expr),* $(,)?),)?
+    ) => {
+        $(
+            fortran_entries!(@$entry [$call, $ierr] $cfgs $name $mode $short $style ($($farg),*) => $fhook($($fharg),*));
+        )?
+    };
+    (@guarded [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident $style:ident
+        ($($arg:ident),*) => $hook:ident($($harg:expr),*)
+    ) => {
+        paste::paste! {
+            $(#[cfg($cfg)])?
+            #[allow(unused_variables)]
+            #[inline(always)]
+            unsafe fn [<fortran_ $short>](real: &Real, $($arg: P,)* $ierr: P) -> c_int {
+                let f = real.get();
+                if f.is_null() {
+                    return missing(real, $ierr, true);
+                }
+                // SAFETY: the MPI's routine of this very signature.
+                let callee: unsafe extern "C" fn($(ptr_ty!($arg),)* P) = std::mem::transmute(f);
+                let Some(_guard) = Guard::enter() else {
+                    callee($($arg,)* $ierr);
+                    return mpi::success();
+                };
+                let $call = || { callee($($arg,)* $ierr); ierror($ierr) };
+                $hook(Func::$name.id(), Mode::$mode, $($harg),*)
+            }
+        }
+        fortran_entries!(@symbols [$($cfg)?] $short $style ($($arg,)* $ierr));
+    };
+    (@lifecycle [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident $style:ident
+        ($($arg:ident),*) => $hook:ident($($harg:expr),*)
+    ) => {
+        paste::paste! {
+            $(#[cfg($cfg)])?
+            #[allow(unused_variables)]
+            unsafe fn [<fortran_ $short>](real: &Real, $($arg: P,)* $ierr: P) -> c_int {
+                let f = real.get();
+                if f.is_null() {
+                    // No error handler to call around MPI_Init and MPI_Finalize.
+                    return missing(real, $ierr, false);
+                }
+                // SAFETY: the MPI's routine of this very signature.
+                let callee: unsafe extern "C" fn($(ptr_ty!($arg),)* P) = std::mem::transmute(f);
+                let $call = || { callee($($arg,)* $ierr); ierror($ierr) };
+                $hook(Func::$name.id(), Mode::$mode, $($harg),*)
+            }
+        }
+        fortran_entries!(@symbols [$($cfg)?] $short $style ($($arg,)* $ierr));
+    };
+    (@symbols [$($cfg:meta)?] $short:ident $style:ident ($($arg:ident),*)) => {
+        paste::paste! {
+            #[cfg(all(mpi_openmpi $(, $cfg)?))]
+            static [<REAL_ $short:upper>]: Real = Real::new(concat!("pmpi_", stringify!($short), "_\0").as_bytes());
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<mpi_ $short _>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg),*); }
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<mpi_ $short __>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg),*); }
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<mpi_ $short>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg),*); }
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<MPI_ $short:upper>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg),*); }
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<ompi_ $short _f>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg),*); }
+        }
+        fortran_entries!(@mpich [$($cfg)?] $style $short ($($arg),*));
+    };
+    (@mpich [$($cfg:meta)?] ts $short:ident ($($arg:ident),*)) => {
+        paste::paste! {
+            #[cfg(all(mpi_mpich $(, $cfg)?))]
+            static [<REAL_ $short:upper>]: Real = Real::new(concat!("mpi_", stringify!($short), "_f08ts_\0").as_bytes());
+            #[cfg(all(mpi_mpich $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<mpi_ $short _f08ts_>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg),*); }
+        }
+    };
+    (@mpich [$($cfg:meta)?] plain $short:ident ($($arg:ident),*)) => {
+        paste::paste! {
+            #[cfg(all(mpi_mpich $(, $cfg)?))]
+            static [<REAL_ $short:upper>]: Real = Real::new(concat!("mpi_", stringify!($short), "_f08_\0").as_bytes());
+            #[cfg(all(mpi_mpich $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<mpi_ $short _f08_>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg),*); }
+        }
+    };
+}
+
+/// The statuses a Fortran caller passes stay the binding's business: the hooks get
+/// MPI_STATUS(ES)_IGNORE, so wildcard peers and cancellations seen only through a Fortran
+/// status are recorded as unknown.
+fn no_status() -> *mut mpi::MPI_Status {
+    mpi::status_ignore()
+}
+fn no_statuses() -> *mut mpi::MPI_Status {
+    mpi::statuses_ignore()
+}
+
+mpi_functions!(fortran_entries);

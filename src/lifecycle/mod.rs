@@ -1,0 +1,249 @@
+//! The lifecycle of a profiled rank, orchestrated: set-up and calibration at MPI_Init,
+//! the merge and report at MPI_Finalize, and the rank files of every other way out
+//! (MPI_Abort, exit without MPI_Finalize, terminating signals) and of interim requests.
+//! Whichever way out comes first claims the one transition to "finishing"
+//! (`runtime::begin_finish`), so each rank reports once. The work itself is the stages':
+//! `identity`, `calib`, `reduce`, `output`.
+pub mod identity;
+
+use crate::base::mpi::{self, Handle, MPI_Comm};
+use crate::base::runtime::{self, fault, protect, say, Guard};
+use crate::base::{clock, settings};
+use crate::calib::{self, outcome::Outcome};
+use crate::output::{exits, files, report};
+use crate::record::{peers, requests, stats};
+use crate::reduce::{cells, merge};
+use identity::JobInfo;
+use loggp_report::{Mode, PeerClass, Report};
+use std::os::raw::c_int;
+use std::sync::OnceLock;
+
+/// Who this rank is (set once, at MPI_Init).
+static JOB: OnceLock<JobInfo> = OnceLock::new();
+/// What this rank's calibration measured (set once, when it returns).
+static CALIBRATION: OnceLock<Outcome> = OnceLock::new();
+
+/// MPI_Init and MPI_Init_thread around any way of calling the MPI's own (PMPI_ from C,
+/// the Fortran binding's from Fortran): set-up and calibration after it succeeds.
+/// `level`: the thread level provided, read after the call.
+pub fn on_init(
+    func: u8,
+    mode: Mode,
+    call: impl FnOnce() -> c_int,
+    level: impl FnOnce() -> c_int,
+) -> c_int {
+    let Some(_g) = Guard::enter_always() else {
+        return call();
+    };
+    if settings::get().disable {
+        return call();
+    }
+    let t0 = clock::now();
+    let rc = call();
+    let t1 = clock::now();
+    if rc == mpi::success() {
+        protect(|| after_init(func, mode, level(), t1.wrapping_sub(t0)));
+    }
+    rc
+}
+
+fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64) {
+    let s = settings::get();
+    clock::setup(0);
+    if !stats::setup(s.max_threads, s.cells_per_thread)
+        || !requests::setup(s.max_requests)
+        || !peers::setup()
+    {
+        fault("cannot map the statistics tables");
+        return;
+    }
+    let job = match identity::discover(level) {
+        Ok(j) => j,
+        Err(e) => {
+            fault(&e);
+            return;
+        }
+    };
+    let job = JOB.get_or_init(|| job);
+    exits::install(
+        exits::ExitHooks {
+            write_partial,
+            cleanup: calib::transports::shm::cleanup,
+        },
+        write_interim,
+        s.interval_s,
+        job.local_pids.clone(),
+    );
+    if let Some(world) = peers::world() {
+        let outcome = calib::run::run_at_init(mpi::Handle::from_bits(job.priv_comm_bits), world);
+        let _ = CALIBRATION.set(outcome);
+    }
+    runtime::set_running();
+    stats::record(func, mode, PeerClass::Unknown, 0, 0, init_ticks);
+}
+
+/// This rank's fragment of the report: its `ranks[]` entry, its cells, and what its
+/// calibration pairs measured (see `reduce::merge`).
+fn local_fragment(j: &JobInfo, ns_per_tick: f64) -> Report {
+    if let Some(reason) = runtime::faulted() {
+        return fault_fragment(j, &reason);
+    }
+    if settings::inject("finalize") {
+        panic!("injected fault (LOGGP_INJECT_FAULT=finalize)");
+    }
+    let cells = cells::local_cells(ns_per_tick);
+    let entry = cells::rank_entry(j.rank as u32, &j.host, &cells, ns_per_tick);
+    let mut fragment = Report {
+        ranks: vec![entry],
+        cells,
+        ..Default::default()
+    };
+    if let Some(o) = CALIBRATION.get() {
+        let (calibration, thresholds) = calib::report::fragment(o, j.rank as u32, ns_per_tick);
+        fragment.calibration = calibration;
+        fragment.thresholds = thresholds;
+        // Where a calibration schedule ended early, and why (issue 13 §8).
+        fragment.warnings = o.warnings.clone();
+    }
+    fragment
+}
+
+fn fault_fragment(j: &JobInfo, reason: &str) -> Report {
+    Report {
+        warnings: vec![format!(
+            "rank {}: profiling stopped early: {reason}",
+            j.rank
+        )],
+        ..Default::default()
+    }
+}
+
+/// MPI_Finalize around any way of calling the MPI's own: the ranks merge their fragments
+/// over the private communicator; rank 0 adds the estimates and writes the report.
+pub fn on_finalize(_func: u8, _mode: Mode, call: impl FnOnce() -> c_int) -> c_int {
+    let Some(_g) = Guard::enter_always() else {
+        return call();
+    };
+    if runtime::begin_finish() {
+        if let Some(j) = JOB.get() {
+            finalize_report(j);
+            files::remove_interim(&files::rank_file_path(&j.report_path, j.rank));
+        }
+        runtime::set_done();
+    }
+    call()
+}
+
+fn finalize_report(j: &JobInfo) {
+    let t0_ns = clock::monotonic_raw_ns();
+    let ns_per_tick = cells::ns_per_tick();
+    let fragment = runtime::guarded("collecting statistics", || local_fragment(j, ns_per_tick))
+        .unwrap_or_else(|| fault_fragment(j, "internal error while collecting statistics"));
+    let comm: MPI_Comm = Handle::from_bits(j.priv_comm_bits);
+    if let Some(job) = merge::over_tree(comm, j.rank, j.facts.ranks as i32, fragment) {
+        runtime::guarded("writing the report", || {
+            let ending = report::Ending {
+                complete: true,
+                end: "MPI_Finalize",
+                partial_rank: None,
+                interim: false,
+            };
+            let mut r = report::assemble(&j.facts, job, ending, ns_per_tick);
+            calib::report::annotate_settings(&mut r.thresholds);
+            // The estimates: ranges, intervals, MPI − raw, brackets, model check (the same
+            // code `loggp refit` runs offline).
+            loggp_model::estimate(&mut r, &calib::switches::model_settings());
+            report::estimates_status(&mut r, true);
+            let verbose = settings::get().verbose >= 1;
+            if files::write_report(&j.report_path, &r, j.rank, verbose) && verbose {
+                // What a many-rank job pays at Finalize (issue 13 §4): rank 0's merge of
+                // every subtree, the fits and the write.
+                let bytes = std::fs::metadata(&j.report_path)
+                    .map(|m| m.len())
+                    .unwrap_or(0);
+                say(&format!(
+                    "loggp: {} ranks merged and the report written in {:.0} ms ({} bytes)",
+                    r.ranks.len(),
+                    clock::monotonic_raw_ns().saturating_sub(t0_ns) as f64 / 1e6,
+                    bytes
+                ));
+            }
+        });
+    }
+    // All ranks enter the MPI's Finalize together, as they would without us: rank 0 comes
+    // late from the write, and under UCX 1.13's tcp transport an endpoint flushed while its
+    // peer already left for the PMI barrier is never progressed (openucx/ucx#8738; every
+    // MPICH job with UCX_TLS=tcp hung here without this barrier).
+    let mut c = comm;
+    // SAFETY: our own communicator.
+    unsafe {
+        mpi::PMPI_Barrier(comm);
+        mpi::PMPI_Comm_free(&mut c)
+    };
+}
+
+/// This rank's own statistics, without MPI, marked incomplete: the last thing a rank
+/// that ends without MPI_Finalize does (Abort, exit, terminating signal through the
+/// writer thread).
+fn write_partial(end: &str) {
+    if !settings::get().partial || !runtime::begin_finish() {
+        return;
+    }
+    protect(|| write_rank_file(end, false));
+    runtime::set_done();
+}
+
+/// An interim rank file (SIGUSR1, LOGGP_INTERVAL), from the writer thread: the
+/// statistics so far, the calls in progress, and the rank goes on.
+fn write_interim(why: &str) {
+    if runtime::phase() != runtime::Phase::Running || runtime::faulted().is_some() {
+        return;
+    }
+    runtime::guarded("writing an interim report", || {
+        write_rank_file(&format!("interim: {why}"), true)
+    });
+}
+
+fn write_rank_file(end: &str, interim: bool) {
+    let Some(j) = JOB.get() else { return };
+    let t0 = std::time::Instant::now();
+    let ns_per_tick = cells::ns_per_tick();
+    let mut fragment = local_fragment(j, ns_per_tick);
+    for r in &mut fragment.ranks {
+        r.in_progress = cells::in_progress(ns_per_tick);
+    }
+    let ending = report::Ending {
+        complete: false,
+        end,
+        partial_rank: Some(j.rank as u32),
+        interim,
+    };
+    let mut r = report::assemble(&j.facts, fragment, ending, ns_per_tick);
+    r.job.hosts = vec![j.host.clone()];
+    report::estimates_status(&mut r, false);
+    let verbose = settings::get().verbose >= 2;
+    files::write_rank_file(
+        &files::rank_file_path(&j.report_path, j.rank),
+        &r,
+        j.rank,
+        verbose,
+        interim,
+        || runtime::phase() == runtime::Phase::Running,
+    );
+    if verbose {
+        say(&format!(
+            "loggp: rank {}: rank file took {:.1} ms",
+            j.rank,
+            t0.elapsed().as_secs_f64() * 1e3
+        ));
+    }
+}
+
+/// MPI_Abort around any way of calling the MPI's own: the calling rank leaves its
+/// statistics before the job is torn down.
+pub fn on_abort(_func: u8, _mode: Mode, call: impl FnOnce() -> c_int) -> c_int {
+    if let Some(_g) = Guard::enter_always() {
+        write_partial("MPI_Abort");
+    }
+    call()
+}

@@ -1,0 +1,7 @@
+//! Output: the report assembled from a fragment (`report`), files written atomically
+//! (`files`), the exit paths and their signal handlers (`exits`), and the writer thread
+//! that does every write a signal or timer asks for (`writer`).
+pub mod exits;
+pub mod files;
+pub mod report;
+pub mod writer;

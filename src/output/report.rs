@@ -1,0 +1,163 @@
+//! Output: a report from a fragment (one rank's, or the job's merged): the job section,
+//! the calibration sets of the first pair per (peer class, mode), the passive bins from
+//! the cells, the warnings and the sections' status. The estimates are added after, by
+//! the model (`loggp_model::estimate`), the same code `loggp refit` runs.
+use crate::base::{clock, mpi, settings};
+use loggp_report::{Clock, Job, Report, Tool, SCHEMA};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the report says about the job, learned at MPI_Init (`lifecycle::identity`).
+#[derive(Clone, Debug, Default)]
+pub struct JobFacts {
+    pub executable: String,
+    pub job_id: String,
+    pub ranks: u32,
+    pub hosts: Vec<String>,
+    pub mpi_library: String,
+    pub thread_level: String,
+    pub started_at: String,
+    pub start_mono_ns: u64,
+}
+
+/// How the report ends: complete (MPI_Finalize) or not, why, and whose rank file.
+pub struct Ending<'a> {
+    pub complete: bool,
+    pub end: &'a str,
+    pub partial_rank: Option<u32>,
+    pub interim: bool,
+}
+
+/// The report of `fragment`, without the model's estimates.
+pub fn assemble(
+    facts: &JobFacts,
+    mut fragment: Report,
+    ending: Ending,
+    ns_per_tick: f64,
+) -> Report {
+    let s = settings::get();
+    let mut warnings = std::mem::take(&mut fragment.warnings);
+    let untracked: u64 = fragment.ranks.iter().map(|r| r.requests_untracked).sum();
+    if untracked > 0 {
+        warnings.push(format!(
+            "{untracked} requests were not tracked (table full, or a Wait/Test array longer than the scratch space); raise LOGGP_MAX_REQUESTS"
+        ));
+    }
+    let dropped: u64 = fragment
+        .ranks
+        .iter()
+        .map(|r| r.records_without_histogram)
+        .sum();
+    if dropped > 0 {
+        warnings.push(format!(
+            "{dropped} calls are counted without a duration histogram (statistics table full or more threads than LOGGP_MAX_THREADS)"
+        ));
+    }
+    let mut calibration = std::mem::take(&mut fragment.calibration);
+    let thresholds = first_pair_only(&mut calibration, std::mem::take(&mut fragment.thresholds));
+    if calibration.status.is_empty() {
+        calibration.status = "skipped: MPI_Init was not seen".into();
+    }
+    let mut sections = BTreeMap::new();
+    sections.insert(
+        "calibration.raw".into(),
+        if calibration.raw.is_empty() {
+            "none: no raw transport was planned (LOGGP_RAW=off, calibration off, or no pair)".into()
+        } else {
+            "done".into()
+        },
+    );
+    sections.insert("calibration".into(), calibration.status.clone());
+    for done in [
+        "passive.bins",
+        "passive.ranges",
+        "model_check",
+        "thresholds.passive",
+        "ranks",
+    ] {
+        sections.insert(done.into(), "done".into());
+    }
+    let passive = loggp_model::cells::passive(&fragment.cells);
+    let counted = clock::source() != clock::Source::ClockGettime;
+    Report {
+        schema: SCHEMA.into(),
+        tool: Tool {
+            name: "loggp".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        job: Job {
+            complete: ending.complete,
+            end: ending.end.into(),
+            executable: facts.executable.clone(),
+            job_id: facts.job_id.clone(),
+            ranks: facts.ranks,
+            hosts: facts.hosts.clone(),
+            mpi_library: facts.mpi_library.clone(),
+            mpi_flavor: mpi::FLAVOR.into(),
+            thread_level: facts.thread_level.clone(),
+            started_at: facts.started_at.clone(),
+            wall_time_ns: clock::monotonic_raw_ns().saturating_sub(facts.start_mono_ns) as f64,
+            clock: Clock {
+                source: clock::source().name().into(),
+                tsc_hz: counted.then(|| 1e9 / ns_per_tick),
+                invariant: clock::invariant(),
+                read_floor_ns: counted.then(clock::read_floor_ns),
+            },
+            settings: settings::describe(s)
+                .into_iter()
+                .map(|d| (d.name.to_string(), d.value))
+                .collect(),
+            partial_rank: ending.partial_rank,
+            interim: ending.interim,
+        },
+        passive,
+        ranks: fragment.ranks,
+        cells: fragment.cells,
+        calibration,
+        thresholds,
+        sections,
+        warnings,
+        ..Default::default()
+    }
+}
+
+/// Per (peer class, mode) the set and threshold of the first pair that measured it (all
+/// pairs are listed in `calibration.pairs`); per (transport, class) the first raw set.
+/// The fragment's sets and thresholds are parallel (one threshold per set).
+fn first_pair_only(
+    calibration: &mut loggp_report::Calibration,
+    thresholds: Vec<loggp_report::Threshold>,
+) -> Vec<loggp_report::Threshold> {
+    let mut sets: Vec<_> = std::mem::take(&mut calibration.mpi)
+        .into_iter()
+        .zip(thresholds)
+        .collect();
+    sets.sort_by_key(|(s, _)| s.pair[0]);
+    let mut seen = BTreeSet::new();
+    sets.retain(|(s, _)| seen.insert((s.peer_class, s.mode)));
+    let (mpi, thresholds) = sets.into_iter().unzip();
+    calibration.mpi = mpi;
+    let mut seen = BTreeSet::new();
+    calibration
+        .raw
+        .retain(|r| seen.insert((r.transport.clone(), r.peer_class)));
+    thresholds
+}
+
+/// The sections a report says about its estimates, after the model ran (or did not, on
+/// an abnormal exit, where the write must be quick: a launcher may kill the rank).
+pub fn estimates_status(report: &mut Report, estimated: bool) {
+    if !estimated {
+        report.sections.insert(
+            "estimates".into(),
+            "not computed on an abnormal exit: `loggp refit` computes them from this file".into(),
+        );
+    }
+    let overhead = if report.mpi_overhead.is_empty() {
+        "none: no raw transport calibrated beside MPI"
+    } else {
+        "done"
+    };
+    report
+        .sections
+        .insert("mpi_overhead".into(), overhead.to_string());
+}

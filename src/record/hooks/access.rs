@@ -1,0 +1,80 @@
+//! Request and message handles as bits: the C entry points read C handles, the Fortran
+//! ones convert theirs with the MPI's f2c functions, so both share one request table and
+//! one set of hooks.
+use crate::base::mpi::{self, Handle, MPI_Fint, MPI_Message, MPI_Request};
+/// A C request before the call (a null pointer reads as MPI_REQUEST_NULL).
+#[inline(always)]
+pub(crate) fn c_req(p: *const MPI_Request) -> u64 {
+    // SAFETY: MPI requires a valid pointer; null is tolerated.
+    if p.is_null() {
+        mpi::request_null().bits()
+    } else {
+        unsafe { *p }.bits()
+    }
+}
+/// A C request written by the call, if it is a real one.
+#[inline(always)]
+pub(crate) fn c_req_out(p: *const MPI_Request) -> impl FnOnce() -> Option<u64> {
+    move || Some(c_req(p)).filter(|&b| b != mpi::request_null().bits())
+}
+/// Element i of a C request array.
+#[inline(always)]
+pub(crate) fn c_reqs(p: *const MPI_Request) -> impl Fn(usize) -> u64 {
+    // SAFETY: the caller's array holds `count` requests.
+    move |i| c_req(if p.is_null() { p } else { unsafe { p.add(i) } })
+}
+/// A C message handle: its bits and whether it is MPI_MESSAGE_NO_PROC.
+#[inline(always)]
+pub(crate) fn c_msg(p: *const MPI_Message) -> (u64, bool) {
+    // SAFETY: as above.
+    let m = if p.is_null() {
+        mpi::message_null()
+    } else {
+        unsafe { *p }
+    };
+    (m.bits(), m == mpi::message_no_proc())
+}
+#[inline(always)]
+pub(crate) fn c_msg_out(p: *const MPI_Message) -> impl FnOnce() -> Option<u64> {
+    move || {
+        let (b, no_proc) = c_msg(p);
+        Some(b).filter(|&b| !no_proc && b != mpi::message_null().bits())
+    }
+}
+#[inline(always)]
+fn f(p: *const MPI_Fint) -> MPI_Fint {
+    // SAFETY: Fortran passes every argument by reference.
+    if p.is_null() {
+        0
+    } else {
+        unsafe { *p }
+    }
+}
+/// A Fortran request, as the bits of its C handle.
+#[inline(always)]
+pub(crate) fn f_req(p: *const MPI_Fint) -> u64 {
+    // SAFETY: read-only conversion of a Fortran handle.
+    unsafe { mpi::loggp_request_f2c(f(p)) }.bits()
+}
+#[inline(always)]
+pub(crate) fn f_req_out(p: *const MPI_Fint) -> impl FnOnce() -> Option<u64> {
+    move || Some(f_req(p)).filter(|&b| b != mpi::request_null().bits())
+}
+#[inline(always)]
+pub(crate) fn f_reqs(p: *const MPI_Fint) -> impl Fn(usize) -> u64 {
+    // SAFETY: the Fortran array holds `count` requests.
+    move |i| f_req(unsafe { p.add(i) })
+}
+#[inline(always)]
+pub(crate) fn f_msg(p: *const MPI_Fint) -> (u64, bool) {
+    // SAFETY: read-only conversion of a Fortran handle.
+    let m = unsafe { mpi::loggp_message_f2c(f(p)) };
+    (m.bits(), m == mpi::message_no_proc())
+}
+#[inline(always)]
+pub(crate) fn f_msg_out(p: *const MPI_Fint) -> impl FnOnce() -> Option<u64> {
+    move || {
+        let (b, no_proc) = f_msg(p);
+        Some(b).filter(|&b| !no_proc && b != mpi::message_null().bits())
+    }
+}

@@ -1,0 +1,75 @@
+//! What every hook family shares: the clock reads around the PMPI_ call, the in-progress
+//! record, message sizes and the status the shim may substitute.
+use crate::base::clock::now;
+use crate::base::mpi::{self, MPI_Datatype, MPI_Status};
+use crate::base::runtime::protect;
+use crate::record::stats::InProgress;
+use std::os::raw::c_int;
+
+/// Bytes of `count` elements of `dt` (0 on error or a negative count).
+#[inline(always)]
+pub(crate) fn msg_bytes(count: i64, dt: MPI_Datatype) -> u64 {
+    if count <= 0 {
+        return 0;
+    }
+    let mut size: c_int = 0;
+    // SAFETY: PMPI_Type_size writes one int.
+    if unsafe { mpi::PMPI_Type_size(dt, &mut size) } != mpi::success() || size < 0 {
+        return 0;
+    }
+    (count as u64).saturating_mul(size as u64)
+}
+
+/// The user's status pointer, or `local` when the user passed MPI_STATUS_IGNORE.
+#[inline(always)]
+pub(crate) fn visible_status(status: *mut MPI_Status, local: &mut MPI_Status) -> *mut MPI_Status {
+    if status == mpi::status_ignore() || status.is_null() {
+        local
+    } else {
+        status
+    }
+}
+
+#[inline(always)]
+pub(crate) fn status_source(st: *const MPI_Status) -> c_int {
+    // SAFETY: st points to a status the call filled (or the shim's own, whose source is
+    // MPI_ANY_SOURCE until filled: see `mpi::empty_status`).
+    unsafe { (*st).MPI_SOURCE }
+}
+
+/// The in-progress record's peer: world rank + 1, 0 when not known.
+#[inline(always)]
+pub(crate) fn peer_what(peer: i32) -> u64 {
+    if peer < 0 {
+        0
+    } else {
+        peer as u64 + 1
+    }
+}
+
+/// Times `call` between two clock reads; meanwhile the thread's in-progress record says
+/// what it waits on (`waits_on`: what and bytes, see [`InProgress`]), for interim reports.
+#[inline(always)]
+pub(crate) fn timed<R>(
+    func: u8,
+    waits_on: Option<(u64, u64)>,
+    call: impl FnOnce() -> R,
+) -> (R, u64, u64) {
+    let cur = waits_on.and_then(|(what, bytes)| InProgress::begin(what, bytes));
+    let t0 = now();
+    if let Some(c) = &cur {
+        c.started(func, t0);
+    }
+    let rc = call();
+    let t1 = now();
+    drop(cur);
+    (rc, t0, t1)
+}
+
+/// Runs shim code before the PMPI_ call; a panic stops profiling and gives `default`.
+#[inline(always)]
+pub(crate) fn before<T>(default: T, f: impl FnOnce() -> T) -> T {
+    let mut out = default;
+    protect(|| out = f());
+    out
+}

@@ -1,0 +1,251 @@
+//! Completion hooks (MPI 4.0 §3.7.3, §3.7.5): each completed request is recorded with
+//! its lifetime, and the completing call under the request's mode when it completed one.
+use super::common::{status_source, timed, visible_status};
+use crate::base::funcs::{REQ_CANCELLED, REQ_COMPLETED};
+use crate::base::mpi::{self, Handle, MPI_Status};
+use crate::base::runtime::protect;
+use crate::record::peers::classify;
+use crate::record::requests::{self, Info};
+use crate::record::stats::{record, this_slot, CURRENT_REQUEST, SCRATCH_HANDLES};
+use loggp_report::{Mode, PeerClass};
+use std::os::raw::c_int;
+
+/// One tracked request completed at `t_done`; `st` is its status when visible (else
+/// null). Returns what it was, for attributing the completing call.
+#[inline(always)]
+fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
+    let info = requests::get(bits, false)?;
+    if !info.active {
+        return None; // an inactive persistent request completes at once, with nothing
+    }
+    if info.persistent {
+        requests::update(bits, false, |i| i.active = false);
+    } else {
+        requests::remove(bits, false);
+    }
+    let mut class = info.class;
+    if class == PeerClass::Unknown
+        && !st.is_null()
+        && matches!(
+            info.mode,
+            Mode::Recv | Mode::Irecv | Mode::Mrecv | Mode::Sendrecv | Mode::Isendrecv
+        )
+    {
+        class = classify(mpi::MPI_Comm::from_bits(info.comm_bits), status_source(st)).0;
+    }
+    let mut cancelled = false;
+    if info.cancel_requested && !st.is_null() {
+        let mut flag: c_int = 0;
+        // SAFETY: st points to a filled status.
+        unsafe { mpi::PMPI_Test_cancelled(st, &mut flag) };
+        cancelled = flag != 0;
+    }
+    let pseudo = if cancelled {
+        REQ_CANCELLED
+    } else {
+        REQ_COMPLETED
+    };
+    record(
+        pseudo,
+        info.mode,
+        class,
+        info.bytes,
+        info.bytes,
+        t_done.wrapping_sub(info.start_ticks),
+    );
+    Some(Info { class, ..info })
+}
+
+/// Records a completion call: under the mode, class and size of the request it completed
+/// when it completed exactly one, so that completion costs can be learned per mode.
+#[inline(always)]
+fn record_completion_call(func: u8, only: Option<Info>, n_done: usize, ticks: u64) {
+    match only {
+        Some(i) if n_done == 1 => record(func, i.mode, i.class, i.bytes, 0, ticks),
+        _ => record(func, Mode::None, PeerClass::Unknown, 0, 0, ticks),
+    }
+}
+
+/// MPI_Wait and MPI_Test (MPI 4.0 §3.7.3). `flag` is null for Wait. A status the caller
+/// cannot see (Fortran) is passed as MPI_STATUS_IGNORE and stays unfilled.
+pub(crate) fn wait_one(
+    func: u8,
+    _mode: Mode,
+    request: u64,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+    call: impl FnOnce(*mut MPI_Status) -> c_int,
+) -> c_int {
+    let mut local = mpi::empty_status();
+    let st = visible_status(status, &mut local);
+    let (rc, t0, t1) = timed(func, Some((CURRENT_REQUEST | request, 0)), || call(st));
+    protect(|| {
+        // SAFETY: flag, when given, was written by the call.
+        let done = flag.is_null() || unsafe { *flag } != 0;
+        let info = if done && request != mpi::request_null().bits() {
+            complete(request, st, t1)
+        } else {
+            None
+        };
+        record_completion_call(func, info, info.is_some() as usize, t1.wrapping_sub(t0));
+    });
+    rc
+}
+
+/// Remembers the handles of a request array before a Wait/Test variant nulls them.
+/// Returns how many were remembered.
+#[inline(always)]
+fn remember(count: c_int, reqs: &impl Fn(usize) -> u64) -> usize {
+    let Some(slot) = this_slot() else { return 0 };
+    let n = (count.max(0) as usize).min(SCRATCH_HANDLES);
+    let scratch = slot.scratch();
+    for (i, s) in scratch.iter().enumerate().take(n) {
+        s.set(reqs(i));
+    }
+    n
+}
+
+#[inline(always)]
+fn remembered(i: usize, n: usize) -> Option<u64> {
+    if i >= n {
+        requests::UNTRACKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        return None;
+    }
+    this_slot().map(|s| s.scratch()[i].get())
+}
+
+#[inline(always)]
+fn nth_status(statuses: *mut MPI_Status, j: usize) -> *const MPI_Status {
+    if statuses.is_null() || statuses == mpi::statuses_ignore() {
+        std::ptr::null()
+    } else {
+        // SAFETY: the user's array has one status per completed request.
+        unsafe { statuses.add(j) }
+    }
+}
+
+/// The in-progress record of an array Wait/Test variant: its first request.
+#[inline(always)]
+fn first_request(count: c_int, reqs: &impl Fn(usize) -> u64) -> u64 {
+    if count > 0 {
+        CURRENT_REQUEST | reqs(0)
+    } else {
+        0
+    }
+}
+
+/// MPI_Waitall and MPI_Testall: every request completed when the call succeeds (and, for
+/// Testall, sets the flag).
+pub(crate) fn wait_all(
+    func: u8,
+    _mode: Mode,
+    count: c_int,
+    reqs: impl Fn(usize) -> u64,
+    flag: *mut c_int,
+    statuses: *mut MPI_Status,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let n = remember(count, &reqs);
+    let (rc, t0, t1) = timed(
+        func,
+        Some((first_request(count, &reqs), count.max(0) as u64)),
+        call,
+    );
+    protect(|| {
+        // SAFETY: flag, when given, was written by the call.
+        let done = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
+        let (mut last, mut n_done) = (None, 0);
+        if done {
+            for i in 0..count.max(0) as usize {
+                if let Some(bits) = remembered(i, n) {
+                    if let Some(info) = complete(bits, nth_status(statuses, i), t1) {
+                        last = Some(info);
+                        n_done += 1;
+                    }
+                }
+            }
+        }
+        record_completion_call(func, last, n_done, t1.wrapping_sub(t0));
+    });
+    rc
+}
+
+/// MPI_Waitany and MPI_Testany: at most one completes, named by `index` (a C index; the
+/// Fortran entry points pass the 1-based one converted).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn wait_any(
+    func: u8,
+    _mode: Mode,
+    count: c_int,
+    reqs: impl Fn(usize) -> u64,
+    index: impl FnOnce() -> c_int,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+    call: impl FnOnce(*mut MPI_Status) -> c_int,
+) -> c_int {
+    let n = remember(count, &reqs);
+    let mut local = mpi::empty_status();
+    let st = visible_status(status, &mut local);
+    let (rc, t0, t1) = timed(
+        func,
+        Some((first_request(count, &reqs), count.max(0) as u64)),
+        || call(st),
+    );
+    protect(|| {
+        // SAFETY: flag was written by the call.
+        let done = flag.is_null() || unsafe { *flag } != 0;
+        let idx = index();
+        let mut info = None;
+        if done && idx != mpi::undefined() && idx >= 0 {
+            if let Some(bits) = remembered(idx as usize, n) {
+                info = complete(bits, st, t1);
+            }
+        }
+        record_completion_call(func, info, info.is_some() as usize, t1.wrapping_sub(t0));
+    });
+    rc
+}
+
+/// MPI_Waitsome and MPI_Testsome: `outcount` requests complete, named by `indices` (C
+/// indices; `index_base` is 1 for Fortran).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn wait_some(
+    func: u8,
+    _mode: Mode,
+    count: c_int,
+    reqs: impl Fn(usize) -> u64,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    index_base: c_int,
+    statuses: *mut MPI_Status,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let n = remember(count, &reqs);
+    let (rc, t0, t1) = timed(
+        func,
+        Some((first_request(count, &reqs), count.max(0) as u64)),
+        call,
+    );
+    protect(|| {
+        // SAFETY: outcount and indices were written by the call.
+        let out = if outcount.is_null() {
+            mpi::undefined()
+        } else {
+            unsafe { *outcount }
+        };
+        let (mut last, mut n_done) = (None, 0);
+        if rc == mpi::success() && out != mpi::undefined() && out > 0 && !indices.is_null() {
+            for j in 0..out as usize {
+                let i = unsafe { *indices.add(j) } - index_base;
+                if let Some(bits) = remembered(i.max(0) as usize, n) {
+                    if let Some(info) = complete(bits, nth_status(statuses, j), t1) {
+                        last = Some(info);
+                        n_done += 1;
+                    }
+                }
+            }
+        }
+        record_completion_call(func, last, n_done, t1.wrapping_sub(t0));
+    });
+    rc
+}

@@ -1,0 +1,23 @@
+//! What an intercepted call does around its PMPI_ call, one function per family of MPI
+//! calls. Each hook: read the clock, make the call, read the clock, then record — the
+//! recording is wrapped by `protect`, so a fault stops profiling instead of the job.
+//! Return codes and out-arguments are the call's own. Where the shim needs a status the
+//! user did not ask for (the source of a wildcard receive, a cancellation), it passes its
+//! own in place of MPI_STATUS_IGNORE for single-request calls only: for the array
+//! variants that would change what MPI_ERR_IN_STATUS reports.
+//!
+//! Every hook takes the function's id and mode first (`hook(id, mode, …)`, as the
+//! function table calls it), then the call's arguments, and last the call itself.
+pub mod access;
+pub mod common;
+pub mod complete;
+pub mod p2p;
+pub mod persistent;
+pub mod probe;
+
+pub(crate) use complete::{wait_all, wait_any, wait_one, wait_some};
+#[cfg(mpi_isendrecv)]
+pub(crate) use p2p::isendrecv;
+pub(crate) use p2p::{blocking_recv, blocking_send, sendrecv, start_nonblocking};
+pub(crate) use persistent::{cancel, comm_free, request_free, start, startall};
+pub(crate) use probe::{mprobe, mrecv, probe};

@@ -1,0 +1,145 @@
+//! Persistent requests and a request's bookkeeping (MPI 4.0 §3.9, §3.7.3): start,
+//! free, cancel; and MPI_Comm_free, watched for the rank-translation cache.
+use crate::base::clock::now;
+use crate::base::funcs::REQ_FREED;
+use crate::base::mpi::{self, MPI_Comm};
+use crate::base::runtime::protect;
+use crate::record::requests::{self, Info};
+use crate::record::stats::record;
+use loggp_report::{Mode, PeerClass};
+use std::os::raw::c_int;
+
+/// MPI_Start (MPI 4.0 §3.9): a persistent request becomes active; its bytes count now,
+/// under the nonblocking mode it starts.
+#[inline(always)]
+pub(crate) fn start(func: u8, _mode: Mode, request: u64, call: impl FnOnce() -> c_int) -> c_int {
+    let t0 = now();
+    let rc = call();
+    let t1 = now();
+    protect(|| {
+        let started = if rc == mpi::success() {
+            restart(request, t0)
+        } else {
+            None
+        };
+        match started {
+            Some(i) => record(func, i.mode, i.class, i.bytes, i.bytes, t1.wrapping_sub(t0)),
+            None => record(
+                func,
+                Mode::None,
+                PeerClass::Unknown,
+                0,
+                0,
+                t1.wrapping_sub(t0),
+            ),
+        }
+    });
+    rc
+}
+
+#[inline(always)]
+fn restart(bits: u64, t0: u64) -> Option<Info> {
+    requests::update(bits, false, |i| {
+        i.active = true;
+        i.cancel_requested = false;
+        i.start_ticks = t0;
+    })
+}
+
+/// MPI_Startall: each request restarts; the call is recorded once with all bytes.
+pub(crate) fn startall(
+    func: u8,
+    _mode: Mode,
+    count: c_int,
+    reqs: impl Fn(usize) -> u64,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let t0 = now();
+    let rc = call();
+    let t1 = now();
+    protect(|| {
+        let mut bytes = 0;
+        if rc == mpi::success() {
+            for i in 0..count.max(0) as usize {
+                if let Some(info) = restart(reqs(i), t0) {
+                    bytes += info.bytes;
+                }
+            }
+        }
+        record(
+            func,
+            Mode::None,
+            PeerClass::Unknown,
+            0,
+            bytes,
+            t1.wrapping_sub(t0),
+        );
+    });
+    rc
+}
+
+/// MPI_Request_free: an active request freed before completion is counted as such.
+pub(crate) fn request_free(
+    func: u8,
+    _mode: Mode,
+    request: u64,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let t0 = now();
+    let rc = call();
+    let t1 = now();
+    protect(|| {
+        if rc == mpi::success() {
+            if let Some(i) = requests::remove(request, false) {
+                if i.active {
+                    record(REQ_FREED, i.mode, i.class, i.bytes, i.bytes, 0);
+                }
+            }
+        }
+        record(
+            func,
+            Mode::None,
+            PeerClass::Unknown,
+            0,
+            0,
+            t1.wrapping_sub(t0),
+        );
+    });
+    rc
+}
+
+/// MPI_Cancel: marks the request, so that its completion is checked for cancellation.
+pub(crate) fn cancel(func: u8, _mode: Mode, request: u64, call: impl FnOnce() -> c_int) -> c_int {
+    let t0 = now();
+    let rc = call();
+    let t1 = now();
+    protect(|| {
+        if rc == mpi::success() {
+            requests::update(request, false, |i| i.cancel_requested = true);
+        }
+        record(
+            func,
+            Mode::None,
+            PeerClass::Unknown,
+            0,
+            0,
+            t1.wrapping_sub(t0),
+        );
+    });
+    rc
+}
+
+/// MPI_Comm_free (watched, not counted): a freed handle may return for another
+/// communicator, so its cached rank translation must go.
+pub(crate) fn comm_free(
+    _func: u8,
+    _mode: Mode,
+    comm: *mut MPI_Comm,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    if !comm.is_null() {
+        // SAFETY: the caller's communicator handle, read before the call frees it.
+        protect(|| crate::record::peers::forget(unsafe { *comm }));
+    }
+    call()
+}

@@ -1,0 +1,217 @@
+//! Peer classification: a (communicator, rank) pair becomes a world rank and a class
+//! (`self`, `intra_node`, `inter_node`).
+//!
+//! The node of every world rank is learned once at MPI_Init on the private communicator
+//! (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) together with the host name, so that ranks
+//! in different network namespaces of one machine count as different hosts). Other
+//! communicators are translated to world ranks the first time they are used and cached in
+//! a fixed table; MPI_Comm_free clears the entry, because a freed handle can come back for
+//! a communicator with other members. Translations live in a fixed, lazily-touched arena.
+use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Group};
+use loggp_report::PeerClass;
+use std::os::raw::c_int;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::OnceLock;
+
+/// What the job looks like from this rank; set once at MPI_Init.
+pub struct World {
+    pub rank: i32,
+    pub size: i32,
+    /// Node index of each world rank (equal index = same host).
+    pub node_of: Vec<u32>,
+    pub hosts: Vec<String>,
+    pub host_of: Vec<u32>,
+    world_group: MPI_Group,
+}
+
+// SAFETY: MPI_Group is an opaque handle used only through PMPI calls.
+unsafe impl Send for World {}
+unsafe impl Sync for World {}
+
+static WORLD: OnceLock<World> = OnceLock::new();
+
+pub fn world() -> Option<&'static World> {
+    WORLD.get()
+}
+
+/// Records the job's layout (called once, by the Init path).
+pub fn set_world(rank: i32, size: i32, node_of: Vec<u32>, hosts: Vec<String>, host_of: Vec<u32>) {
+    let mut world_group: MPI_Group = Default::default();
+    // SAFETY: MPI is initialised; the out pointer is valid.
+    unsafe { mpi::PMPI_Comm_group(mpi::comm_world(), &mut world_group) };
+    let _ = WORLD.set(World {
+        rank,
+        size,
+        node_of,
+        hosts,
+        host_of,
+        world_group,
+    });
+}
+
+const COMMS: usize = 1024;
+const COMM_WINDOW: usize = 16;
+/// World-rank entries available for translations of all communicators together.
+const ARENA_RANKS: usize = 1 << 22;
+
+struct CommEntry {
+    key: AtomicU64,
+    /// 0 building, otherwise len + 1 once `ranks` is ready.
+    ready_len_plus1: AtomicU32,
+    ranks: AtomicPtr<i32>,
+}
+
+static COMM_TABLE: [CommEntry; COMMS] = [const {
+    CommEntry {
+        key: AtomicU64::new(0),
+        ready_len_plus1: AtomicU32::new(0),
+        ranks: AtomicPtr::new(std::ptr::null_mut()),
+    }
+}; COMMS];
+static ARENA: AtomicPtr<i32> = AtomicPtr::new(std::ptr::null_mut());
+static ARENA_USED: AtomicUsize = AtomicUsize::new(0);
+
+/// Maps the translation arena (lazily touched).
+pub fn setup() -> bool {
+    if !ARENA.load(Acquire).is_null() {
+        return true;
+    }
+    // All-zero memory is a valid empty table.
+    let Some(p) = crate::base::runtime::map_zeroed(ARENA_RANKS * 4) else {
+        return false;
+    };
+    ARENA.store(p as *mut i32, Release);
+    true
+}
+
+#[inline(always)]
+fn comm_home(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 50) as usize % COMMS
+}
+
+/// PeerClass of a world rank relative to this rank.
+#[inline(always)]
+pub fn class_of_world(w: &World, world_rank: i32) -> PeerClass {
+    if world_rank == w.rank {
+        PeerClass::SelfRank
+    } else if world_rank < 0 || world_rank >= w.size {
+        PeerClass::Unknown
+    } else if w.node_of[world_rank as usize] == w.node_of[w.rank as usize] {
+        PeerClass::IntraNode
+    } else {
+        PeerClass::InterNode
+    }
+}
+
+/// Classifies the peer `rank` of `comm`; returns the class and the world rank (-1 if none).
+#[inline(always)]
+pub fn classify(comm: MPI_Comm, rank: c_int) -> (PeerClass, i32) {
+    if rank == mpi::proc_null() {
+        return (PeerClass::ProcNull, -1);
+    }
+    let Some(w) = world() else {
+        return (PeerClass::Unknown, -1);
+    };
+    if rank < 0 {
+        return (PeerClass::Unknown, -1);
+    }
+    if comm == mpi::comm_world() {
+        return (class_of_world(w, rank), rank);
+    }
+    let world_rank = translate(w, comm, rank);
+    (class_of_world(w, world_rank), world_rank)
+}
+
+#[inline]
+fn translate(w: &World, comm: MPI_Comm, rank: c_int) -> i32 {
+    let key = comm.bits().wrapping_add(1);
+    let h = comm_home(key);
+    for i in 0..COMM_WINDOW {
+        let e = &COMM_TABLE[(h + i) % COMMS];
+        if e.key.load(Acquire) == key {
+            let len1 = e.ready_len_plus1.load(Acquire);
+            if len1 == 0 || rank as u32 >= len1 - 1 {
+                return -1;
+            }
+            // SAFETY: ready => ranks points to len valid entries in the arena.
+            return unsafe { *e.ranks.load(Relaxed).add(rank as usize) };
+        }
+    }
+    // First use of this communicator: claim a free entry and translate it once.
+    for i in 0..COMM_WINDOW {
+        let e = &COMM_TABLE[(h + i) % COMMS];
+        if e.key.load(Relaxed) == 0 && e.key.compare_exchange(0, key, AcqRel, Relaxed).is_ok() {
+            return build(w, e, comm, rank);
+        }
+    }
+    -1
+}
+
+#[cold]
+fn build(w: &World, e: &CommEntry, comm: MPI_Comm, rank: c_int) -> i32 {
+    if crate::base::settings::inject("comm_translate") {
+        panic!("injected fault (LOGGP_INJECT_FAULT=comm_translate)");
+    }
+    // SAFETY: PMPI group calls on a valid communicator; buffers sized as passed.
+    unsafe {
+        let mut inter: c_int = 0;
+        mpi::PMPI_Comm_test_inter(comm, &mut inter);
+        let mut g: MPI_Group = Default::default();
+        let rc = if inter != 0 {
+            mpi::PMPI_Comm_remote_group(comm, &mut g)
+        } else {
+            mpi::PMPI_Comm_group(comm, &mut g)
+        };
+        if rc != mpi::success() {
+            return -1;
+        }
+        let mut n: c_int = 0;
+        mpi::PMPI_Group_size(g, &mut n);
+        let n = n.max(0) as usize;
+        let start = ARENA_USED.fetch_add(n, Relaxed);
+        let arena = ARENA.load(Acquire);
+        if arena.is_null() || start + n > ARENA_RANKS {
+            mpi::PMPI_Group_free(&mut g);
+            return -1; // entry stays "building": this communicator's peers stay unknown
+        }
+        let out = arena.add(start);
+        let mut chunk = [0 as c_int; 256];
+        let mut done = 0usize;
+        while done < n {
+            let m = (n - done).min(chunk.len());
+            for (i, c) in chunk.iter_mut().take(m).enumerate() {
+                *c = (done + i) as c_int;
+            }
+            mpi::PMPI_Group_translate_ranks(
+                g,
+                m as c_int,
+                chunk.as_mut_ptr(),
+                w.world_group,
+                out.add(done),
+            );
+            done += m;
+        }
+        mpi::PMPI_Group_free(&mut g);
+        e.ranks.store(out, Relaxed);
+        e.ready_len_plus1.store(n as u32 + 1, Release);
+        if (rank as usize) < n {
+            *out.add(rank as usize)
+        } else {
+            -1
+        }
+    }
+}
+
+/// Forgets a communicator about to be freed.
+pub fn forget(comm: MPI_Comm) {
+    let key = comm.bits().wrapping_add(1);
+    let h = comm_home(key);
+    for i in 0..COMM_WINDOW {
+        let e = &COMM_TABLE[(h + i) % COMMS];
+        if e.key.load(Acquire) == key {
+            e.ready_len_plus1.store(0, Release);
+            e.key.store(0, Release);
+            return;
+        }
+    }
+}

@@ -1,0 +1,461 @@
+//! Per-thread, fixed-size statistics: the only thing the hot path writes.
+//!
+//! Each thread that makes an intercepted call claims a slot once (one atomic increment
+//! in its life) and from then on writes only to its own slot, so counts are exact under
+//! MPI_THREAD_MULTIPLE without a lock or a read-modify-write. A slot is an open-addressed
+//! table of cells keyed by (function, mode, peer class, size bin); each cell holds count,
+//! bytes, time, extremes and a log-scale duration histogram (see `loggp_report::bins`).
+//!
+//! All slots live in one anonymous mapping made before the first call: the memory of a
+//! rank is bounded by LOGGP_MAX_THREADS × LOGGP_CELLS_PER_THREAD cells whatever the number
+//! of messages, and pages nobody touches cost nothing. A thread beyond the last slot, or a
+//! record whose table is full, still counts exactly (count, bytes, time per function) in
+//! fixed overflow counters; only its histogram is lost, and the report says how many.
+use crate::base::funcs::{BURST_GAP, MAX_FUNCS};
+use loggp_report::bins::{hist_index, size_bin, HIST_BUCKETS};
+use loggp_report::{Mode, PeerClass};
+use std::cell::Cell as StdCell;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
+
+/// Request handles a Wait/Test variant can remember per call (arrays longer than this
+/// have their tail completions counted as untracked).
+pub const SCRATCH_HANDLES: usize = 4096;
+/// Longest probe sequence in a cell table before a record counts as overflow.
+const MAX_PROBE: usize = 16;
+
+/// Packs a cell key; bit 31 is always set so that 0 means "empty".
+#[inline(always)]
+pub fn make_key(func: u8, mode: Mode, class: PeerClass, bin: u16) -> u32 {
+    (1 << 31) | ((func as u32) << 19) | ((mode as u32) << 15) | ((class as u32) << 12) | bin as u32
+}
+
+#[inline]
+pub fn split_key(key: u32) -> (u8, Mode, PeerClass, u16) {
+    (
+        ((key >> 19) & 0xff) as u8,
+        Mode::from_u8(((key >> 15) & 0xf) as u8),
+        PeerClass::from_u8(((key >> 12) & 0x7) as u8),
+        (key & 0xfff) as u16,
+    )
+}
+
+/// Single-writer add: only the owning thread writes a cell, others only read, so a plain
+/// load and store suffice (no locked instruction on the hot path).
+#[inline(always)]
+fn bump(a: &AtomicU64, v: u64) {
+    a.store(a.load(Relaxed).wrapping_add(v), Relaxed);
+}
+
+#[repr(C)]
+pub struct StatCell {
+    pub key: AtomicU32,
+    pub count: AtomicU64,
+    pub bytes: AtomicU64,
+    pub ticks: AtomicU64,
+    /// Smallest duration + 1 (0 = none yet).
+    pub min_ticks_plus1: AtomicU64,
+    pub min_size_plus1: AtomicU64,
+    pub max_size: AtomicU64,
+    pub hist: [AtomicU32; HIST_BUCKETS],
+}
+
+#[repr(C)]
+#[derive(Default)]
+pub struct Totals {
+    pub count: AtomicU64,
+    pub bytes: AtomicU64,
+    pub ticks: AtomicU64,
+}
+
+#[repr(C)]
+pub struct SlotHeader {
+    /// Records that went to `overflow` because the cell table was full.
+    pub dropped: AtomicU64,
+    pub overflow: [Totals; MAX_FUNCS],
+    /// Request handles remembered by a Wait/Test variant across its PMPI_ call.
+    pub scratch: [StdCell<u64>; SCRATCH_HANDLES],
+    /// The thread's previous send: start, end, peer world rank + 1, mode and the record
+    /// sequence number after it (for bursts).
+    pub last_send: [StdCell<u64>; 5],
+    /// Records made by this thread (burst spacings excepted): two sends are back to back
+    /// only if no other intercepted call came between them.
+    pub seq: StdCell<u64>,
+    /// The intercepted call this thread is in, for the interim reports of a hung job:
+    /// function id + 1 (0: none), what it waits on ([`InProgress`]), bytes, start ticks.
+    pub current: [AtomicU64; 4],
+}
+
+/// Bit 63 of `current[1]`: the rest is a request handle, not a peer.
+pub const CURRENT_REQUEST: u64 = 1 << 63;
+
+/// The slot's record of the call in progress. Written by its own thread around the PMPI_
+/// call (three stores and one at the end, no read-modify-write), read by the writer
+/// thread for interim reports.
+pub struct InProgress(*const [AtomicU64; 4]);
+
+impl InProgress {
+    /// `what`: peer world rank + 1 (0: any or unknown), or a request's bits with
+    /// [`CURRENT_REQUEST`]. None when the thread has no slot.
+    #[inline(always)]
+    pub fn begin(what: u64, bytes: u64) -> Option<InProgress> {
+        // One thread-local read on the hot path; the slot lookup once per thread.
+        let mut p = CURRENT.with(|c| c.get());
+        if p.is_null() {
+            p = &this_slot()?.header().current as *const _;
+            CURRENT.with(|c| c.set(p));
+        }
+        // SAFETY: points into the live mapping, which is never unmapped.
+        let c = unsafe { &*p };
+        c[1].store(what, Relaxed);
+        c[2].store(bytes, Relaxed);
+        Some(InProgress(p))
+    }
+    /// The call starts at `t0` (the hook's own clock read).
+    #[inline(always)]
+    pub fn started(&self, func: u8, t0: u64) {
+        // SAFETY: points into the live mapping, which is never unmapped.
+        let c = unsafe { &*self.0 };
+        c[3].store(t0, Relaxed);
+        c[0].store(func as u64 + 1, Release);
+    }
+}
+
+impl Drop for InProgress {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: as above.
+        let c = unsafe { &*self.0 };
+        c[0].store(0, Release);
+    }
+}
+
+/// The calls in progress in this rank's threads: (func, what, bytes, start ticks).
+pub fn calls_in_progress() -> Vec<(u8, u64, u64, u64)> {
+    let mut out = Vec::new();
+    for_each_slot(|s| {
+        let c = &s.header().current;
+        let f = c[0].load(Acquire);
+        if f != 0 {
+            let v = (
+                (f - 1) as u8,
+                c[1].load(Relaxed),
+                c[2].load(Relaxed),
+                c[3].load(Relaxed),
+            );
+            // The same call still: not one that ended and another began meanwhile.
+            if c[0].load(Acquire) == f && c[3].load(Relaxed) == v.3 {
+                out.push(v);
+            }
+        }
+    });
+    out
+}
+
+/// A thread's slot: a header and `cells` cells right after it in the mapping.
+pub struct Slot {
+    header: *mut SlotHeader,
+    cells: *mut StatCell,
+    mask: usize,
+}
+
+struct Arena {
+    base: *mut u8,
+    slot_bytes: usize,
+    n_slots: usize,
+    n_cells: usize,
+}
+
+static ARENA_BASE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static ARENA_SLOT_BYTES: AtomicUsize = AtomicUsize::new(0);
+static ARENA_SLOTS: AtomicUsize = AtomicUsize::new(0);
+static ARENA_CELLS: AtomicUsize = AtomicUsize::new(0);
+/// Slots handed out so far (may exceed ARENA_SLOTS: those threads use SHARED_OVERFLOW).
+static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
+/// Exact totals of threads that found no slot left; shared, so updated atomically.
+static SHARED_OVERFLOW: [Totals; MAX_FUNCS] = [const {
+    Totals {
+        count: AtomicU64::new(0),
+        bytes: AtomicU64::new(0),
+        ticks: AtomicU64::new(0),
+    }
+}; MAX_FUNCS];
+
+thread_local! {
+    /// This thread's `current` record in its slot (null until its first call).
+    static CURRENT: StdCell<*const [AtomicU64; 4]> = const { StdCell::new(std::ptr::null()) };
+    /// This thread's slot index + 1 (0 = not claimed yet, usize::MAX = none available).
+    static SLOT_INDEX: StdCell<usize> = const { StdCell::new(0) };
+}
+
+fn arena() -> Option<Arena> {
+    let base = ARENA_BASE.load(Acquire);
+    if base.is_null() {
+        return None;
+    }
+    Some(Arena {
+        base,
+        slot_bytes: ARENA_SLOT_BYTES.load(Relaxed),
+        n_slots: ARENA_SLOTS.load(Relaxed),
+        n_cells: ARENA_CELLS.load(Relaxed),
+    })
+}
+
+/// Maps the slots. Called once, before any record; returns false if the memory could not
+/// be mapped (profiling then stays off).
+pub fn setup(max_threads: usize, cells_per_thread: usize) -> bool {
+    if !ARENA_BASE.load(Acquire).is_null() {
+        return true;
+    }
+    let cells = cells_per_thread.next_power_of_two();
+    let header = std::mem::size_of::<SlotHeader>().next_multiple_of(64);
+    let slot_bytes = (header + cells * std::mem::size_of::<StatCell>()).next_multiple_of(4096);
+    let total = slot_bytes * max_threads;
+    // All-zero memory is a valid empty table.
+    let Some(p) = crate::base::runtime::map_zeroed(total) else {
+        return false;
+    };
+    ARENA_SLOT_BYTES.store(slot_bytes, Relaxed);
+    ARENA_SLOTS.store(max_threads, Relaxed);
+    ARENA_CELLS.store(cells, Relaxed);
+    ARENA_BASE.store(p, Release);
+    true
+}
+
+fn slot_at(a: &Arena, i: usize) -> Slot {
+    // SAFETY: i < n_slots; the mapping holds n_slots slots of slot_bytes each.
+    let base = unsafe { a.base.add(i * a.slot_bytes) };
+    let header_bytes = std::mem::size_of::<SlotHeader>().next_multiple_of(64);
+    Slot {
+        header: base as *mut SlotHeader,
+        cells: unsafe { base.add(header_bytes) } as *mut StatCell,
+        mask: a.n_cells - 1,
+    }
+}
+
+/// This thread's slot, claiming one on first use; None when all are taken or not mapped.
+#[inline(always)]
+pub fn this_slot() -> Option<Slot> {
+    let idx = SLOT_INDEX.with(|s| s.get());
+    if idx != 0 && idx != usize::MAX {
+        let base = ARENA_BASE.load(Relaxed);
+        let slot_bytes = ARENA_SLOT_BYTES.load(Relaxed);
+        let header_bytes = const { std::mem::size_of::<SlotHeader>().next_multiple_of(64) };
+        // SAFETY: idx-1 < n_slots was checked when the slot was claimed.
+        let base = unsafe { base.add((idx - 1) * slot_bytes) };
+        return Some(Slot {
+            header: base as *mut SlotHeader,
+            cells: unsafe { base.add(header_bytes) } as *mut StatCell,
+            mask: ARENA_CELLS.load(Relaxed) - 1,
+        });
+    }
+    if idx == usize::MAX {
+        return None;
+    }
+    claim_slot()
+}
+
+#[cold]
+fn claim_slot() -> Option<Slot> {
+    let a = arena()?;
+    let i = NEXT_SLOT.fetch_add(1, Relaxed);
+    if i >= a.n_slots {
+        SLOT_INDEX.with(|s| s.set(usize::MAX));
+        return None;
+    }
+    SLOT_INDEX.with(|s| s.set(i + 1));
+    Some(slot_at(&a, i))
+}
+
+impl Slot {
+    #[inline(always)]
+    fn header(&self) -> &SlotHeader {
+        // SAFETY: points into the live mapping, which is never unmapped.
+        unsafe { &*self.header }
+    }
+
+    #[inline(always)]
+    fn cell(&self, i: usize) -> &StatCell {
+        // SAFETY: i <= mask < n_cells.
+        unsafe { &*self.cells.add(i) }
+    }
+
+    /// The scratch array of request handles for the Wait/Test variants.
+    #[inline(always)]
+    pub fn scratch(&self) -> &[StdCell<u64>; SCRATCH_HANDLES] {
+        &self.header().scratch
+    }
+
+    /// Remembers this send and returns the spacing from the previous one's start when the
+    /// two were back to back to the same peer in the same mode: no other intercepted call
+    /// between them, and the idle time between them shorter than the previous call itself
+    /// (a burst, as in a flood test). A send–receive exchange is not a burst.
+    #[inline(always)]
+    pub fn burst_spacing(&self, peer: i32, mode: Mode, t0: u64, t1: u64) -> Option<u64> {
+        let h = self.header();
+        let l = &h.last_send;
+        let (p0, p1, ppeer, pmode, pseq) =
+            (l[0].get(), l[1].get(), l[2].get(), l[3].get(), l[4].get());
+        let seq = h.seq.get();
+        l[0].set(t0);
+        l[1].set(t1);
+        l[2].set(peer as u64 + 1);
+        l[3].set(mode as u64);
+        l[4].set(seq);
+        // This send's own record is the only one since the previous send's.
+        let adjacent = seq == pseq.wrapping_add(1);
+        let same = adjacent && ppeer == peer as u64 + 1 && pmode == mode as u64 && p1 != 0;
+        (same && t0 >= p1 && t0 - p1 <= p1 - p0).then(|| t0 - p0)
+    }
+
+    #[inline(always)]
+    fn find_or_claim(&self, key: u32) -> Option<&StatCell> {
+        let mut i = (key.wrapping_mul(0x9E37_79B1) >> 7) as usize & self.mask;
+        for _ in 0..MAX_PROBE {
+            let c = self.cell(i);
+            let k = c.key.load(Relaxed);
+            if k == key {
+                return Some(c);
+            }
+            if k == 0 {
+                // Release: a reader that sees the key sees a zeroed cell at least.
+                c.key.store(key, Release);
+                return Some(c);
+            }
+            i = (i + 1) & self.mask;
+        }
+        None
+    }
+
+    pub fn cells(&self) -> impl Iterator<Item = &StatCell> {
+        (0..=self.mask)
+            .map(|i| self.cell(i))
+            .filter(|c| c.key.load(Acquire) != 0)
+    }
+
+    pub fn overflow(&self) -> &[Totals; MAX_FUNCS] {
+        &self.header().overflow
+    }
+
+    pub fn dropped(&self) -> u64 {
+        self.header().dropped.load(Relaxed)
+    }
+}
+
+/// Records one event: a call of `func` (or a pseudo record) of the given mode and peer
+/// class, binned by `size`, adding `bytes` and a duration of `ticks`.
+#[inline(always)]
+pub fn record(func: u8, mode: Mode, class: PeerClass, size: u64, bytes: u64, ticks: u64) {
+    let Some(slot) = this_slot() else {
+        let t = &SHARED_OVERFLOW[func as usize & (MAX_FUNCS - 1)];
+        t.count.fetch_add(1, Relaxed);
+        t.bytes.fetch_add(bytes, Relaxed);
+        t.ticks.fetch_add(ticks, Relaxed);
+        return;
+    };
+    if func != BURST_GAP {
+        let h = slot.header();
+        h.seq.set(h.seq.get().wrapping_add(1));
+    }
+    let key = make_key(func, mode, class, size_bin(size));
+    match slot.find_or_claim(key) {
+        Some(c) => {
+            bump(&c.count, 1);
+            bump(&c.bytes, bytes);
+            bump(&c.ticks, ticks);
+            let m = c.min_ticks_plus1.load(Relaxed);
+            if m == 0 || ticks + 1 < m {
+                c.min_ticks_plus1.store(ticks + 1, Relaxed);
+            }
+            let s = c.min_size_plus1.load(Relaxed);
+            if s == 0 || size + 1 < s {
+                c.min_size_plus1.store(size + 1, Relaxed);
+            }
+            if size > c.max_size.load(Relaxed) {
+                c.max_size.store(size, Relaxed);
+            }
+            let h = &c.hist[hist_index(ticks)];
+            h.store(h.load(Relaxed).saturating_add(1), Relaxed);
+        }
+        None => {
+            let h = slot.header();
+            bump(&h.dropped, 1);
+            let t = &h.overflow[func as usize & (MAX_FUNCS - 1)];
+            bump(&t.count, 1);
+            bump(&t.bytes, bytes);
+            bump(&t.ticks, ticks);
+        }
+    }
+}
+
+/// Every claimed slot, for the report writers (Finalize, exit and signal paths).
+pub fn for_each_slot(mut f: impl FnMut(&Slot)) {
+    let Some(a) = arena() else { return };
+    let n = NEXT_SLOT.load(Acquire).min(a.n_slots);
+    for i in 0..n {
+        f(&slot_at(&a, i));
+    }
+}
+
+/// Threads that made calls (with or without a slot of their own).
+pub fn threads_seen() -> usize {
+    NEXT_SLOT.load(Relaxed)
+}
+
+pub fn shared_overflow() -> &'static [Totals; MAX_FUNCS] {
+    &SHARED_OVERFLOW
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip() {
+        let k = make_key(37, Mode::Irecv, PeerClass::InterNode, 300);
+        assert_eq!(split_key(k), (37, Mode::Irecv, PeerClass::InterNode, 300));
+        assert_ne!(make_key(0, Mode::None, PeerClass::SelfRank, 0), 0);
+        let k = make_key(250, Mode::Isendrecv, PeerClass::ProcNull, 4095);
+        assert_eq!(
+            split_key(k),
+            (250, Mode::Isendrecv, PeerClass::ProcNull, 4095)
+        );
+    }
+
+    #[test]
+    fn records_are_exact_across_threads_and_overflow() {
+        assert!(setup(3, 64));
+        let run = |n: u64| {
+            for i in 0..n {
+                // 400 distinct size bins overflow a 64-cell table: totals must stay exact.
+                let size = (8 + i % 8) << ((i / 8) % 50);
+                record(5, Mode::Send, PeerClass::IntraNode, size, 8, 100 + i % 7);
+            }
+        };
+        let hs: Vec<_> = (0..5)
+            .map(|_| std::thread::spawn(move || run(10_000)))
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+        let (mut count, mut bytes, mut dropped) = (0, 0, 0);
+        for_each_slot(|s| {
+            for c in s.cells() {
+                let (f, ..) = split_key(c.key.load(Relaxed));
+                if f == 5 {
+                    count += c.count.load(Relaxed);
+                    bytes += c.bytes.load(Relaxed);
+                    let h: u64 = c.hist.iter().map(|x| x.load(Relaxed) as u64).sum();
+                    assert_eq!(h, c.count.load(Relaxed));
+                }
+            }
+            count += s.overflow()[5].count.load(Relaxed);
+            bytes += s.overflow()[5].bytes.load(Relaxed);
+            dropped += s.dropped();
+        });
+        count += shared_overflow()[5].count.load(Relaxed);
+        bytes += shared_overflow()[5].bytes.load(Relaxed);
+        assert_eq!(count, 50_000);
+        assert_eq!(bytes, 400_000);
+        assert!(dropped > 0, "a 64-cell table must overflow with 200 sizes");
+    }
+}

@@ -1,0 +1,156 @@
+//! Reduce, on one rank: the per-thread statistics into the contract's cells
+//! (`loggp_report::Cell`, histograms in ns, sparse), this rank's entry of `ranks[]`, and
+//! the calls in progress. Nothing is cut down to quantiles here: the cells carry the full
+//! histograms, so rank files recombine exactly and `loggp refit` redoes every estimate.
+use crate::base::clock;
+use crate::base::funcs;
+use crate::record::{requests, stats};
+use loggp_report::bins::{hist_index, hist_mid, HIST_BUCKETS};
+use loggp_report::{merge_cells, Cell, RankEntry, Role};
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Per-function totals that missed the cell tables (full table, or no slot).
+fn overflow_totals(ns_per_tick: f64) -> Vec<(u8, u64, u64, f64)> {
+    let mut out = Vec::new();
+    let mut add = |t: &[stats::Totals; funcs::MAX_FUNCS]| {
+        for (f, tot) in t.iter().enumerate() {
+            let c = tot.count.load(Relaxed);
+            if c > 0 {
+                out.push((
+                    f as u8,
+                    c,
+                    tot.bytes.load(Relaxed),
+                    tot.ticks.load(Relaxed) as f64 * ns_per_tick,
+                ));
+            }
+        }
+    };
+    stats::for_each_slot(|s| add(s.overflow()));
+    add(stats::shared_overflow());
+    out
+}
+
+/// This rank's cells, summed over its threads, histograms converted to ns.
+pub fn local_cells(ns_per_tick: f64) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    stats::for_each_slot(|slot| {
+        for c in slot.cells() {
+            let (f, mode, class, bin) = stats::split_key(c.key.load(Relaxed));
+            let count = c.count.load(Relaxed);
+            if count == 0 {
+                continue;
+            }
+            let mut dense = [0u64; HIST_BUCKETS];
+            for (i, h) in c.hist.iter().enumerate() {
+                let n = h.load(Relaxed) as u64;
+                if n > 0 {
+                    dense[hist_index((hist_mid(i) * ns_per_tick) as u64)] += n;
+                }
+            }
+            cells.push(Cell {
+                function: funcs::name(f).to_string(),
+                role: funcs::role(f),
+                mode,
+                peer_class: class,
+                size_bin: bin,
+                count,
+                bytes: c.bytes.load(Relaxed),
+                time_ns: c.ticks.load(Relaxed) as f64 * ns_per_tick,
+                min_ns: c.min_ticks_plus1.load(Relaxed).saturating_sub(1) as f64 * ns_per_tick,
+                smallest_bytes: c.min_size_plus1.load(Relaxed).saturating_sub(1),
+                largest_bytes: c.max_size.load(Relaxed),
+                hist: dense
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &n)| n > 0)
+                    .map(|(i, &n)| [i as u64, n])
+                    .collect(),
+            });
+        }
+    });
+    merge_cells(&cells)
+}
+
+/// This rank's entry of `ranks[]`: calls per function and requests per mode, from its
+/// cells and the overflow totals.
+pub fn rank_entry(rank: u32, host: &str, cells: &[Cell], ns_per_tick: f64) -> RankEntry {
+    let mut e = RankEntry {
+        rank,
+        host: host.to_string(),
+        pid: std::process::id(),
+        threads: stats::threads_seen() as u32,
+        requests_untracked: requests::UNTRACKED.load(Relaxed),
+        ..Default::default()
+    };
+    let mut add_call = |name: &str, count: u64, bytes: u64, time_ns: f64| {
+        let c = e.calls.entry(name.to_string()).or_default();
+        c.count += count;
+        c.bytes += bytes;
+        c.time_ns += time_ns;
+    };
+    for c in cells {
+        if c.function.starts_with("MPI_") {
+            add_call(&c.function, c.count, c.bytes, c.time_ns);
+            continue;
+        }
+        if c.role == Role::BurstGap {
+            continue; // burst spacings belong to the passive bins
+        }
+        let r = e.requests.entry(c.mode.name().to_string()).or_default();
+        match c.function.as_str() {
+            "request_completed" => {
+                r.completed += c.count;
+                r.completed_bytes += c.bytes;
+                r.lifetime_ns += c.time_ns;
+            }
+            "request_cancelled" => r.cancelled += c.count,
+            "request_freed" => r.freed_active += c.count,
+            _ => {}
+        }
+    }
+    let mut dropped = 0;
+    for (f, count, bytes, time_ns) in overflow_totals(ns_per_tick) {
+        if funcs::is_function(f) {
+            add_call(funcs::name(f), count, bytes, time_ns);
+        }
+        dropped += count;
+    }
+    e.records_without_histogram = dropped;
+    e.time_in_mpi_ns = e.calls.values().map(|c| c.time_ns).sum();
+    e
+}
+
+/// The intercepted calls in progress in this rank's threads, for interim and partial
+/// rank files: what a rank of a hung job waits on, and since when.
+pub fn in_progress(ns_per_tick: f64) -> Vec<loggp_report::CallInProgress> {
+    let now = clock::now();
+    stats::calls_in_progress()
+        .into_iter()
+        .map(|(f, what, n, t0)| {
+            let function = funcs::name(f).to_string();
+            let waits = function.starts_with("MPI_Wait") || function.starts_with("MPI_Test");
+            let (peer, bytes) = if what & stats::CURRENT_REQUEST != 0 {
+                // A request the shim tracks names its peer and size.
+                match requests::get(what & !stats::CURRENT_REQUEST, false) {
+                    Some(i) if i.peer_world >= 0 => (Some(i.peer_world as u32), Some(i.bytes)),
+                    Some(i) => (None, Some(i.bytes)),
+                    None => (None, None),
+                }
+            } else {
+                ((what > 0).then(|| (what - 1) as u32), (!waits).then_some(n))
+            };
+            loggp_report::CallInProgress {
+                function,
+                peer,
+                bytes,
+                requests: waits.then_some(n.max(1)),
+                for_ns: now.wrapping_sub(t0) as f64 * ns_per_tick,
+            }
+        })
+        .collect()
+}
+
+/// The rank's clock rate, refined over the run.
+pub fn ns_per_tick() -> f64 {
+    clock::ns_per_tick(clock::hz())
+}

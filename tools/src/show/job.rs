@@ -1,0 +1,140 @@
+//! The job's tables: time in MPI per rank, ranks still running, the calls, the bins.
+use crate::table::*;
+use loggp_report::Report;
+use std::collections::BTreeMap;
+
+/// Time in MPI per rank; above 32 ranks the spread and the 8 ranks with the most.
+pub fn rank_table(r: &Report) -> Option<Table> {
+    if r.ranks.is_empty() {
+        return None;
+    }
+    let wall = r.job.wall_time_ns;
+    let pct = |t: f64| {
+        if wall > 0.0 {
+            format!("{:.1} %", 100.0 * t / wall)
+        } else {
+            "—".into()
+        }
+    };
+    let calls = |k: &loggp_report::RankEntry| k.calls.values().map(|c| c.count).sum::<u64>();
+    let mut t = Table::new(
+        "Time in MPI (intercepted calls) per rank",
+        &["rank", "host", "time in MPI", "of wall time", "calls"],
+    );
+    let mut ranks: Vec<_> = r.ranks.iter().collect();
+    if ranks.len() > 32 {
+        let mut v: Vec<f64> = ranks.iter().map(|k| k.time_in_mpi_ns).collect();
+        v.sort_by(f64::total_cmp);
+        for (name, x) in [
+            ("min", v[0]),
+            ("median", v[v.len() / 2]),
+            ("max", v[v.len() - 1]),
+        ] {
+            t.row(vec![
+                name.into(),
+                "".into(),
+                fmt_ns(Some(x)),
+                pct(x),
+                "".into(),
+            ]);
+        }
+        ranks.sort_by(|a, b| b.time_in_mpi_ns.total_cmp(&a.time_in_mpi_ns));
+        ranks.truncate(8);
+        t.note = Some(format!(
+            "{} ranks: the spread, then the 8 with the most time in MPI",
+            r.ranks.len()
+        ));
+    }
+    for k in ranks {
+        t.row(vec![
+            k.rank.to_string(),
+            k.host.clone(),
+            fmt_ns(Some(k.time_in_mpi_ns)),
+            pct(k.time_in_mpi_ns),
+            calls(k).to_string(),
+        ]);
+    }
+    Some(t)
+}
+
+/// The intercepted calls that had not returned when the rank files were written: in a
+/// hung job, who waits on whom.
+pub fn in_progress_table(r: &Report) -> Option<Table> {
+    let rows: Vec<_> = r
+        .ranks
+        .iter()
+        .flat_map(|k| k.in_progress.iter().map(move |c| (k.rank, c)))
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "In progress when written (calls that had not returned)",
+        &["rank", "call", "peer", "size", "requests", "for"],
+    );
+    for (rank, c) in rows {
+        t.row(vec![
+            rank.to_string(),
+            c.function.clone(),
+            c.peer.map(|p| p.to_string()).unwrap_or_else(|| "—".into()),
+            c.bytes.map(fmt_bytes).unwrap_or_else(|| "—".into()),
+            c.requests.map(|n| n.to_string()).unwrap_or_default(),
+            fmt_ns(Some(c.for_ns)),
+        ]);
+    }
+    Some(t)
+}
+
+pub fn calls_table(r: &Report) -> Option<Table> {
+    let mut totals: BTreeMap<&str, (u64, u64, f64)> = BTreeMap::new();
+    for rank in &r.ranks {
+        for (f, c) in &rank.calls {
+            let t = totals.entry(f).or_default();
+            t.0 += c.count;
+            t.1 += c.bytes;
+            t.2 += c.time_ns;
+        }
+    }
+    if totals.is_empty() {
+        return None;
+    }
+    let mut rows: Vec<_> = totals.into_iter().collect();
+    rows.sort_by(|a, b| b.1 .2.total_cmp(&a.1 .2).then(a.0.cmp(b.0)));
+    let mut t = Table::new(
+        "Calls (all ranks)",
+        &["function", "count", "bytes", "time", "mean"],
+    );
+    for (f, (c, b, time)) in rows {
+        t.row(vec![
+            f.into(),
+            c.to_string(),
+            fmt_bytes(b),
+            fmt_ns(Some(time)),
+            fmt_ns((c > 0).then(|| time / c as f64)),
+        ]);
+    }
+    Some(t)
+}
+
+pub fn bins_tables(r: &Report) -> Vec<Table> {
+    r.passive
+        .iter()
+        .map(|p| {
+            let mut t = Table::new(
+                format!("Passive bins — {} {}", p.peer_class, p.mode),
+                &["size (B)", "count", "min", "p10", "p50", "p90"],
+            );
+            for b in &p.bins {
+                t.row(vec![
+                    fmt_span(b.smallest_bytes, b.largest_bytes),
+                    b.count.to_string(),
+                    fmt_ns(b.min_ns),
+                    fmt_ns(b.p10_ns),
+                    fmt_ns(b.p50_ns),
+                    fmt_ns(b.p90_ns),
+                ]);
+            }
+            t
+        })
+        .collect()
+}

@@ -1,0 +1,142 @@
+//! `loggp show`: the report as terminal tables — per peer class and mode the LogGP
+//! parameters of each protocol range, active and passive side by side (as hoefler2007
+//! Table 2), the thresholds, MPI minus raw (bell2003 Fig. 3 as numbers), the model check,
+//! time in MPI per rank, the calls, warnings.
+//!
+//! `params`: the LogGP tables; `job`: the job's own tables.
+pub mod job;
+pub mod params;
+
+use crate::table::*;
+use job::*;
+use loggp_report::Report;
+use params::*;
+
+/// The job in three lines.
+pub fn header(r: &Report) -> Vec<String> {
+    let j = &r.job;
+    vec![
+        format!(
+            "loggp report ({}) — {}{}",
+            r.schema,
+            j.executable,
+            match (j.complete, j.interim) {
+                (true, _) => "",
+                (false, true) => " [INTERIM: the job was still running]",
+                (false, false) => " [INCOMPLETE]",
+            }
+        ),
+        format!(
+            "{} ranks on {} host(s), {} ({}), {}, ended by {}",
+            j.ranks,
+            j.hosts.len(),
+            j.mpi_flavor,
+            j.mpi_library.lines().next().unwrap_or("").trim(),
+            j.thread_level,
+            j.end
+        ),
+        format!(
+            "wall time {}, clock {}{}, calibration: {}{}",
+            fmt_ns(Some(j.wall_time_ns)),
+            j.clock.source,
+            j.clock
+                .tsc_hz
+                .map(|h| format!(" at {:.3} GHz", h / 1e9))
+                .unwrap_or_default(),
+            r.calibration.status,
+            r.calibration
+                .duration_ns
+                .map(|d| format!(" in {}", fmt_ns(Some(d))))
+                .unwrap_or_default()
+        ),
+    ]
+}
+
+/// Every table `show` prints, in order.
+pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
+    let mut v = parameter_tables(r);
+    v.extend(threshold_table(r));
+    v.extend(raw_tables(r));
+    v.extend(model_check_table(r));
+    v.extend(crate::advise::tables(r));
+    v.extend(rank_table(r));
+    v.extend(in_progress_table(r));
+    v.extend(calls_table(r));
+    if with_bins {
+        v.extend(bins_tables(r));
+    }
+    v
+}
+
+/// Sections the report says it lacks, and its warnings.
+pub fn footer(r: &Report) -> Vec<String> {
+    let mut o = vec![];
+    let pending: Vec<String> = r
+        .sections
+        .iter()
+        .filter(|(_, v)| v.as_str() != "done")
+        .map(|(k, v)| format!("{k} ({v})"))
+        .collect();
+    if !pending.is_empty() {
+        o.push(format!("not in this report: {}", pending.join("; ")));
+    }
+    for w in &r.warnings {
+        o.push(format!("warning: {w}"));
+    }
+    o
+}
+
+pub fn show(r: &Report, with_bins: bool) -> String {
+    let mut o: String = header(r).iter().map(|l| format!("{l}\n")).collect();
+    for t in tables(r, with_bins) {
+        o += &t.text();
+    }
+    let f = footer(r);
+    if !f.is_empty() {
+        o += "\n";
+    }
+    for l in f {
+        o += &format!("{l}\n");
+    }
+    o
+}
+
+/// The filtered view of `show --json`: what a script wants, without points and bins.
+pub fn json_view(r: &Report) -> serde_json::Value {
+    let strip = |v: &mut serde_json::Value, key: &str| {
+        if let Some(a) = v.as_array_mut() {
+            for x in a {
+                if let Some(o) = x.as_object_mut() {
+                    o.remove(key);
+                }
+            }
+        }
+    };
+    let mut mpi = serde_json::to_value(&r.calibration.mpi).unwrap_or_default();
+    strip(&mut mpi, "points");
+    let mut raw = serde_json::to_value(&r.calibration.raw).unwrap_or_default();
+    strip(&mut raw, "points");
+    let mut passive = serde_json::to_value(&r.passive).unwrap_or_default();
+    strip(&mut passive, "bins");
+    serde_json::json!({
+        "schema": r.schema,
+        "job": {
+            "executable": r.job.executable,
+            "complete": r.job.complete,
+            "interim": r.job.interim,
+            "end": r.job.end,
+            "ranks": r.job.ranks,
+            "hosts": r.job.hosts,
+            "mpi_flavor": r.job.mpi_flavor,
+            "wall_time_ns": r.job.wall_time_ns,
+        },
+        "calibration": {"status": r.calibration.status, "mpi": mpi, "raw": raw},
+        "passive": passive,
+        "thresholds": r.thresholds,
+        "mpi_overhead": r.mpi_overhead,
+        "model_check": r.model_check,
+        "time_in_mpi_ns": r.ranks.iter().map(|k| serde_json::json!({"rank": k.rank, "host": k.host, "ns": k.time_in_mpi_ns})).collect::<Vec<_>>(),
+        "in_progress": r.ranks.iter().flat_map(|k| k.in_progress.iter().map(move |c| serde_json::json!({"rank": k.rank, "call": c}))).collect::<Vec<_>>(),
+        "warnings": r.warnings,
+    })
+}

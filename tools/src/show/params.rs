@@ -1,0 +1,285 @@
+//! The LogGP tables: per class and mode each range's parameters, active beside passive,
+//! the thresholds, MPI minus raw, the model check.
+use crate::table::*;
+use loggp_report::{Mode, Passive, PeerClass, Range, Report};
+
+fn overlap(a: &Range, lo: u64, hi: u64) -> u64 {
+    let (l, h) = (a.size_lo_bytes.max(lo), a.size_hi_bytes.min(hi));
+    if l > h {
+        0
+    } else {
+        h - l + 1
+    }
+}
+
+/// The passive range of `p` that overlaps [lo, hi] most.
+fn best(p: Option<&Passive>, lo: u64, hi: u64) -> Option<&Range> {
+    p?.ranges
+        .iter()
+        .filter(|x| overlap(x, lo, hi) > 0)
+        .max_by_key(|x| overlap(x, lo, hi))
+}
+
+/// The receive mode whose calls give o_r beside a send mode.
+fn recv_of(mode: Mode) -> Mode {
+    if matches!(mode, Mode::Isend | Mode::Issend) {
+        Mode::Irecv
+    } else {
+        Mode::Recv
+    }
+}
+
+pub fn parameter_tables(r: &Report) -> Vec<Table> {
+    let mut out = vec![];
+    let passive = |class: PeerClass, mode: Mode| {
+        r.passive
+            .iter()
+            .find(|p| p.peer_class == class && p.mode == mode)
+    };
+    let header = [
+        "size (B)",
+        "protocol",
+        "L",
+        "o_s act",
+        "o_s pas",
+        "o_r act",
+        "o_r pas",
+        "g act",
+        "g pas",
+        "G act",
+        "G pas",
+        "samples pas",
+    ];
+    let mut covered = std::collections::BTreeSet::new();
+    for set in &r.calibration.mpi {
+        let (ps, pr) = (
+            passive(set.peer_class, set.mode),
+            passive(set.peer_class, recv_of(set.mode)),
+        );
+        covered.insert((set.peer_class.to_string(), set.mode.to_string()));
+        covered.insert((set.peer_class.to_string(), recv_of(set.mode).to_string()));
+        let mut t = Table::new(
+            format!(
+                "LogGP parameters — {} {} (active: pair {:?}, n = {}; passive: the application's calls)",
+                set.peer_class, set.mode, set.pair, set.n
+            ),
+            &header,
+        );
+        for x in &set.ranges {
+            let (s, rr) = (
+                best(ps, x.size_lo_bytes, x.size_hi_bytes),
+                best(pr, x.size_lo_bytes, x.size_hi_bytes),
+            );
+            t.row(vec![
+                fmt_span(x.size_lo_bytes, x.size_hi_bytes),
+                x.protocol.clone().unwrap_or_else(|| "?".into()),
+                fmt_ns_ci(x.latency_ns, x.latency_ns_ci),
+                fmt_ns_ci(x.send_overhead_ns, x.send_overhead_ns_ci),
+                s.map(|s| fmt_ns_ci(s.send_overhead_ns, s.send_overhead_ns_ci))
+                    .unwrap_or_else(|| "—".into()),
+                fmt_ns_ci(x.recv_overhead_ns, x.recv_overhead_ns_ci),
+                rr.map(|s| fmt_ns_ci(s.recv_overhead_ns, s.recv_overhead_ns_ci))
+                    .unwrap_or_else(|| "—".into()),
+                fmt_ns_ci(x.gap_ns, x.gap_ns_ci),
+                s.map(|s| fmt_ns_ci(s.gap_ns, s.gap_ns_ci))
+                    .unwrap_or_else(|| "—".into()),
+                fmt_per_byte_ci(x.gap_per_byte_ns, x.gap_per_byte_ns_ci),
+                s.map(|s| fmt_per_byte_ci(s.gap_per_byte_ns, s.gap_per_byte_ns_ci))
+                    .unwrap_or_else(|| "—".into()),
+                s.and_then(|s| s.samples)
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|| "—".into()),
+            ]);
+        }
+        t.note = Some(
+            "G in ns/B; ± or +up −down: the interval (active: where a repeat run falls, see `method`; passive: 95 %); passive columns: the passive range overlapping each active range most; — = not determined (the report's note says why)".into(),
+        );
+        out.push(t);
+    }
+    // Passive sets the calibration has no counterpart for.
+    for p in &r.passive {
+        if covered.contains(&(p.peer_class.to_string(), p.mode.to_string())) || p.ranges.is_empty()
+        {
+            continue;
+        }
+        let mut t = Table::new(
+            format!("Passive only — {} {}", p.peer_class, p.mode),
+            &["size (B)", "o_s", "o_r", "g", "G", "samples"],
+        );
+        for x in &p.ranges {
+            t.row(vec![
+                fmt_span(x.size_lo_bytes, x.size_hi_bytes),
+                fmt_ns_ci(x.send_overhead_ns, x.send_overhead_ns_ci),
+                fmt_ns_ci(x.recv_overhead_ns, x.recv_overhead_ns_ci),
+                fmt_ns_ci(x.gap_ns, x.gap_ns_ci),
+                fmt_per_byte_ci(x.gap_per_byte_ns, x.gap_per_byte_ns_ci),
+                x.samples
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|| "—".into()),
+            ]);
+        }
+        out.push(t);
+    }
+    out
+}
+
+pub fn threshold_table(r: &Report) -> Option<Table> {
+    if r.thresholds.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "Eager → rendezvous thresholds (largest eager size, bytes)",
+        &[
+            "class",
+            "mode",
+            "active",
+            "passive bracket",
+            "setting in use",
+            "note",
+        ],
+    );
+    for x in &r.thresholds {
+        t.row(vec![
+            x.peer_class.to_string(),
+            x.mode.to_string(),
+            match (
+                x.active_bytes,
+                x.active_exact,
+                x.active_lo_bytes,
+                x.active_hi_bytes,
+            ) {
+                (Some(b), Some(false), Some(lo), Some(hi)) => format!("~{b} (in [{lo}, {hi}])"),
+                (Some(b), Some(false), _, _) => format!("~{b}"),
+                (Some(b), _, _, _) => b.to_string(),
+                _ => "—".into(),
+            },
+            match (x.passive_lo_bytes, x.passive_hi_bytes) {
+                (Some(lo), Some(hi)) => format!("[{lo}, {hi}]"),
+                _ => "—".into(),
+            },
+            match (&x.setting, &x.mpi_t) {
+                (Some(s), _) => format!("{}: {} = {}", s.component, s.name, s.text),
+                (None, Some(m)) => format!("{} = {}", m.name, m.value),
+                _ => "—".into(),
+            },
+            [
+                x.note.clone(),
+                x.passive_note.clone().map(|n| format!("passive: {n}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("; "),
+        ]);
+    }
+    Some(t)
+}
+
+/// A raw set's name with the UCT transport and device where it ran over UCT
+/// (`ucx:posix/memory`).
+fn raw_name(s: &loggp_report::RawSet) -> String {
+    match (&s.tl, &s.device) {
+        (Some(tl), Some(dev)) => format!("{}:{tl}/{dev}", s.transport),
+        (Some(tl), None) => format!("{}:{tl}", s.transport),
+        _ => s.transport.clone(),
+    }
+}
+
+pub fn raw_tables(r: &Report) -> Vec<Table> {
+    let mut out = vec![];
+    if r.calibration.raw.is_empty() {
+        return out;
+    }
+    let mut st = Table::new(
+        "Raw transports beneath MPI",
+        &["transport", "class", "status"],
+    );
+    for s in &r.calibration.raw {
+        st.row(vec![
+            raw_name(s),
+            s.peer_class.to_string(),
+            s.status.clone(),
+        ]);
+    }
+    // How the UCT sets were carried, under the table rather than in a status column.
+    let how: Vec<String> = r
+        .calibration
+        .raw
+        .iter()
+        .filter_map(|s| s.note.clone())
+        .collect();
+    if !how.is_empty() {
+        st.note = Some(how.join("; "));
+    }
+    out.push(st);
+    for s in r.calibration.raw.iter().filter(|s| !s.ranges.is_empty()) {
+        let mut t = Table::new(
+            format!("Raw {} — {}", raw_name(s), s.peer_class),
+            &["size (B)", "L", "o_s", "o_r", "g", "G"],
+        );
+        for x in &s.ranges {
+            t.row(vec![
+                fmt_span(x.size_lo_bytes, x.size_hi_bytes),
+                fmt_ns_ci(x.latency_ns, x.latency_ns_ci),
+                fmt_ns_ci(x.send_overhead_ns, x.send_overhead_ns_ci),
+                fmt_ns_ci(x.recv_overhead_ns, x.recv_overhead_ns_ci),
+                fmt_ns_ci(x.gap_ns, x.gap_ns_ci),
+                fmt_per_byte_ci(x.gap_per_byte_ns, x.gap_per_byte_ns_ci),
+            ]);
+        }
+        out.push(t);
+    }
+    if !r.mpi_overhead.is_empty() {
+        let mut t = Table::new(
+            "What MPI adds over the raw transport (MPI − raw)",
+            &[
+                "class",
+                "transport",
+                "size (B)",
+                "Δ o_s",
+                "Δ o_r",
+                "Δ L",
+                "Δ g",
+                "Δ G",
+            ],
+        );
+        for o in &r.mpi_overhead {
+            t.row(vec![
+                o.peer_class.to_string(),
+                o.transport.clone(),
+                fmt_span(o.size_lo_bytes, o.size_hi_bytes),
+                fmt_ns_ci(o.send_overhead_ns, o.send_overhead_ns_ci),
+                fmt_ns_ci(o.recv_overhead_ns, o.recv_overhead_ns_ci),
+                fmt_ns_ci(o.latency_ns, o.latency_ns_ci),
+                fmt_ns_ci(o.gap_ns, o.gap_ns_ci),
+                fmt_per_byte_ci(o.gap_per_byte_ns, o.gap_per_byte_ns_ci),
+            ]);
+        }
+        t.note = Some(
+            "o_s, o_r, L: median of per-size differences; g, G: difference of the fits; ± or +up −down: where a repeat run falls; — where MPI is not above the raw transport, or the raw transport is no floor there (the report's note says which)".into(),
+        );
+        out.push(t);
+    }
+    out
+}
+
+pub fn model_check_table(r: &Report) -> Option<Table> {
+    if r.model_check.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "Model check: fitted passive model against the observed calls",
+        &["class", "mode", "calls", "median rel. error"],
+    );
+    for m in &r.model_check {
+        t.row(vec![
+            m.peer_class.to_string(),
+            m.mode.to_string(),
+            m.calls.to_string(),
+            m.median_relative_error
+                .map(|e| format!("{:.1} %", 100.0 * e))
+                .unwrap_or_else(|| "—".into()),
+        ]);
+    }
+    Some(t)
+}
