@@ -175,6 +175,7 @@ fn write_constants(def: &Path) {
         };
         let ty = match c_type {
             "int" => "i32".to_string(),
+            "void *" => "*mut ::std::os::raw::c_void".to_string(),
             t if t.ends_with('*') => format!("*mut {}", t.trim_end_matches('*').trim()),
             t => t.to_string(),
         };

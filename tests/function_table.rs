@@ -1,4 +1,4 @@
-//! The function table (`src/table.rs`) against the built libraries (issue 23): for every
+//! The function table (`src/table/`) against the built libraries (issue 23): for every
 //! row, each MPI's shim exports the C symbol and the Fortran symbols of its bindings
 //! (Open MPI: mpi_x_, mpi_x__, mpi_x, MPI_X, ompi_x_f; MPICH: mpi_x_f08ts_ or
 //! mpi_x_f08_), rows under a cfg exactly where that MPI's library has the PMPI_ function;
@@ -19,7 +19,8 @@ struct Row {
 
 /// Reads the rows from the table's source (independently of the macros that consume it).
 fn rows() -> Vec<Row> {
-    let text = std::fs::read_to_string(root().join("src/table.rs")).unwrap();
+    let text = std::fs::read_to_string(root().join("src/table/p2p.rs")).unwrap()
+        + &std::fs::read_to_string(root().join("src/table/coll.rs")).unwrap();
     let mut rows: Vec<Row> = Vec::new();
     for line in text.lines() {
         let l = line.trim();

@@ -316,9 +316,10 @@ fn jobs_killed_through_the_launcher_end_as_without_shim() {
 /// merged (`loggp show dir/`, `loggp_tools::ranks::merge`) give the final report's cells,
 /// calls, passive bins (percentiles, envelopes) and ranges, number for number. And
 /// `loggp refit` of the final report reproduces its passive section. Counts, bytes and
-/// histogram bins must be equal; times in ns within 1e-6 of each other: each file turns
+/// histogram bins must be equal; numbers in ns within 1e-4 of each other: each file turns
 /// ticks into ns at the clock rate measured up to its writing (`clock::hz`), which the
-/// later writing refines (seen: 2e-9 relative).
+/// later writing refines (seen: 2e-9 relative in the times, amplified to 2.3e-6 in a
+/// range's fit_rms_ns, a root mean square of small residuals).
 #[test]
 fn interim_rank_files_recombine_into_the_final_report() {
     for (mpi, calibrate) in [(Mpi::OpenMpi, "quick"), (Mpi::Mpich, "off")] {
@@ -377,14 +378,20 @@ fn interim_rank_files_recombine_into_the_final_report() {
     }
 }
 
-/// Equal as JSON, numbers within 1e-6 relative (see the test above for why).
+/// Equal as JSON, numbers within 1e-4 relative (see the test above for why).
 fn assert_close<T: serde::Serialize>(a: &T, b: &T, what: &str) {
     fn walk(a: &serde_json::Value, b: &serde_json::Value, at: &str, out: &mut Vec<String>) {
         use serde_json::Value::*;
         match (a, b) {
+            // Counts, bytes and bins (integers) exactly; numbers in ns within 1e-4.
+            (Number(x), Number(y)) if !x.is_f64() && !y.is_f64() => {
+                if x != y {
+                    out.push(format!("{at}: {x} against {y}"));
+                }
+            }
             (Number(x), Number(y)) => {
                 let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
-                if (x - y).abs() > 1e-6 * x.abs().max(y.abs()) {
+                if (x - y).abs() > 1e-4 * x.abs().max(y.abs()) {
                     out.push(format!("{at}: {x} against {y}"));
                 }
             }

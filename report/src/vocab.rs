@@ -80,6 +80,9 @@ vocabulary! {
         Sendrecv = "sendrecv",
         /// MPI_Isendrecv and MPI_Isendrecv_replace (MPI 4.0 §3.10).
         Isendrecv = "isendrecv",
+        /// A collective call (MPI 4.0 §6), blocking or not: its bytes are this rank's
+        /// send and receive data as the standard defines them for the function.
+        Collective = "collective",
     }
 }
 

@@ -1,4 +1,4 @@
-//! Function ids: one per row of the function table (`table.rs`), in table order, and the
+//! Function ids: one per row of the function table (`table/`), in table order, and the
 //! pseudo records at the top of the id space. A statistics cell is keyed by an id; the
 //! reduce step turns it into the function's name and role (`loggp_report::Cell`).
 use loggp_report::{Mode, Role};

@@ -1,4 +1,4 @@
-//! The exported C `MPI_*` symbols, one per row of the function table (`table.rs`).
+//! The exported C `MPI_*` symbols, one per row of the function table (`table/`).
 //!
 //! A guarded entry passes straight to its `PMPI_*` function when profiling is off, the
 //! call is re-entered (an MPI that calls MPI_* inside MPI_*), or MPI is not initialised;
@@ -23,7 +23,7 @@ macro_rules! c_entries {
         c: ($($arg:ident: $ty:ty),* $(,)?) => $hook:ident($($harg:expr),* $(,)?),
         $($fortran:tt)*
     ) => {
-        /// Intercepted (see the function table, `table.rs`).
+        /// Intercepted (see the function table, `table/`).
         $(#[cfg($cfg)])?
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {

@@ -145,7 +145,7 @@ macro_rules! ptr_ty {
     };
 }
 
-/// The Fortran symbols of every table row that has a `fortran:` column (`table.rs`). A
+/// The Fortran symbols of every table row that has a `fortran:` column (`table/`). A
 /// guarded row: the MPI's own routine is called directly when profiling is off or the
 /// call is re-entered, else through the row's hook, `call` running the routine and
 /// returning IERROR. A lifecycle row: always through its hook. A routine the MPI lacks

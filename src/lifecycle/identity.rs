@@ -3,7 +3,7 @@
 //! path), and the one-time announcements of rank 0.
 use crate::base::mpi::{self, MPI_Comm};
 use crate::base::runtime::say;
-use crate::base::{clock, settings};
+use crate::base::settings;
 use crate::output::report::JobFacts;
 use crate::record::peers;
 use std::os::raw::{c_char, c_int};
@@ -36,7 +36,8 @@ fn copy_into(dst: &mut [u8], s: &str) {
 
 /// Collective set-up on a private duplicate of MPI_COMM_WORLD: who runs where, the job id,
 /// the report's path. Every rank calls it from MPI_Init.
-pub fn discover(level: c_int) -> Result<JobInfo, String> {
+/// `entered_ns`: when MPI_Init was entered (CLOCK_MONOTONIC_RAW), the job's wall-time start.
+pub fn discover(level: c_int, entered_ns: u64) -> Result<JobInfo, String> {
     let s = settings::get();
     // SAFETY: MPI is initialised; all buffers are sized as passed.
     unsafe {
@@ -152,7 +153,7 @@ pub fn discover(level: c_int) -> Result<JobInfo, String> {
                 mpi_library: cstr(&lib).trim().to_string(),
                 thread_level: mpi::thread_level_name(level).to_string(),
                 started_at: rfc3339_now(),
-                start_mono_ns: clock::monotonic_raw_ns(),
+                start_mono_ns: entered_ns,
             },
             report_path,
             local_pids,

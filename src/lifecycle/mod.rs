@@ -38,16 +38,19 @@ pub fn on_init(
     if settings::get().disable {
         return call();
     }
+    // The job's wall time starts here, so that MPI_Init's own time, which counts as time
+    // in MPI, lies within it.
+    let entered_ns = clock::monotonic_raw_ns();
     let t0 = clock::now();
     let rc = call();
     let t1 = clock::now();
     if rc == mpi::success() {
-        protect(|| after_init(func, mode, level(), t1.wrapping_sub(t0)));
+        protect(|| after_init(func, mode, level(), t1.wrapping_sub(t0), entered_ns));
     }
     rc
 }
 
-fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64) {
+fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64, entered_ns: u64) {
     let s = settings::get();
     clock::setup(0);
     if !stats::setup(s.max_threads, s.cells_per_thread)
@@ -57,7 +60,7 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64) {
         fault("cannot map the statistics tables");
         return;
     }
-    let job = match identity::discover(level) {
+    let job = match identity::discover(level, entered_ns) {
         Ok(j) => j,
         Err(e) => {
             fault(&e);

@@ -9,12 +9,14 @@
 //! Every hook takes the function's id and mode first (`hook(id, mode, …)`, as the
 //! function table calls it), then the call's arguments, and last the call itself.
 pub mod access;
+pub mod coll;
 pub mod common;
 pub mod complete;
 pub mod p2p;
 pub mod persistent;
 pub mod probe;
 
+pub(crate) use coll::{bytes, collective, icollective};
 pub(crate) use complete::{wait_all, wait_any, wait_one, wait_some};
 #[cfg(mpi_isendrecv)]
 pub(crate) use p2p::isendrecv;

@@ -1,7 +1,40 @@
 //! The job's tables: time in MPI per rank, ranks still running, the calls, the bins.
 use crate::table::*;
-use loggp_report::Report;
+use loggp_report::{Mode, Report, Role};
 use std::collections::BTreeMap;
+
+/// The families a rank's time in MPI is split into.
+const FAMILIES: [&str; 3] = ["point-to-point", "collectives", "other"];
+
+/// The family of each function in the report: collectives (every cell of mode
+/// `collective`), point-to-point (it starts, completes or probes messages: a Wait that
+/// completed requests of both families counts here), other (MPI_Init, MPI_Finalize,
+/// MPI_Comm_free). A function without cells (a report before 0.3, which intercepted
+/// point-to-point calls only) is point-to-point unless it is one of the lifecycle calls.
+pub fn family_of(r: &Report) -> impl Fn(&str) -> usize + '_ {
+    let mut seen: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
+    for c in &r.cells {
+        let e = seen.entry(c.function.as_str()).or_default();
+        if c.mode == Mode::Collective {
+            e.0 = true;
+        } else if matches!(c.role, Role::Initiates | Role::Completes | Role::Probes) {
+            e.1 = true;
+        }
+    }
+    move |f: &str| match seen.get(f) {
+        Some((true, false)) => 1,
+        Some((_, true)) => 0,
+        Some(_) => 2,
+        None if matches!(
+            f,
+            "MPI_Init" | "MPI_Init_thread" | "MPI_Finalize" | "MPI_Abort" | "MPI_Comm_free"
+        ) =>
+        {
+            2
+        }
+        None => 0,
+    }
+}
 
 /// Time in MPI per rank; above 32 ranks the spread and the 8 ranks with the most.
 pub fn rank_table(r: &Report) -> Option<Table> {
@@ -17,9 +50,26 @@ pub fn rank_table(r: &Report) -> Option<Table> {
         }
     };
     let calls = |k: &loggp_report::RankEntry| k.calls.values().map(|c| c.count).sum::<u64>();
+    let family = family_of(r);
+    let split = |k: &loggp_report::RankEntry| {
+        let mut t = [0.0f64; 3];
+        for (f, c) in &k.calls {
+            t[family(f)] += c.time_ns;
+        }
+        t.map(|x| fmt_ns(Some(x)))
+    };
     let mut t = Table::new(
         "Time in MPI (intercepted calls) per rank",
-        &["rank", "host", "time in MPI", "of wall time", "calls"],
+        &[
+            "rank",
+            "host",
+            "time in MPI",
+            "of wall time",
+            FAMILIES[0],
+            FAMILIES[1],
+            FAMILIES[2],
+            "calls",
+        ],
     );
     let mut ranks: Vec<_> = r.ranks.iter().collect();
     if ranks.len() > 32 {
@@ -36,6 +86,9 @@ pub fn rank_table(r: &Report) -> Option<Table> {
                 fmt_ns(Some(x)),
                 pct(x),
                 "".into(),
+                "".into(),
+                "".into(),
+                "".into(),
             ]);
         }
         ranks.sort_by(|a, b| b.time_in_mpi_ns.total_cmp(&a.time_in_mpi_ns));
@@ -46,11 +99,15 @@ pub fn rank_table(r: &Report) -> Option<Table> {
         ));
     }
     for k in ranks {
+        let [p2p, coll, other] = split(k);
         t.row(vec![
             k.rank.to_string(),
             k.host.clone(),
             fmt_ns(Some(k.time_in_mpi_ns)),
             pct(k.time_in_mpi_ns),
+            p2p,
+            coll,
+            other,
             calls(k).to_string(),
         ]);
     }

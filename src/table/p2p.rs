@@ -1,41 +1,11 @@
-//! The one table of intercepted MPI functions: one row per function. Everything else
-//! about a function is generated from its row (see the consumers named below), so adding
-//! an intercepted function is adding a row here and, if its family is new, a hook.
-//!
-//! A row:
-//! ```text
-//! MPI_Name {
-//!     role: Initiates | Completes | Probes | Other,  // what its durations are to the reduce step
-//!     mode: Send | … | None,                          // the mode its messages count under
-//!                                                     // (None: the request's, or no message)
-//!     entry: guarded | lifecycle,                     // guarded: pass-through when profiling
-//!                                                     // is off or re-entered; lifecycle: its
-//!                                                     // hook decides (MPI_Init, Finalize, Abort)
-//!     cfg: <cfg>,                                     // optional: only where mpi.h declares it
-//!     c: (<C arguments, as in mpi.h>) => hook(<arguments>, <the PMPI_ call>),
-//!     fortran: <short name> <ts|plain> (<Fortran arguments, IERROR left out>)
-//!         => hook(<arguments converted>, call),       // optional: no Fortran binding
-//! }
-//! ```
-//! Every hook is called as `hook(id, Mode::<mode>, <the row's arguments>)`; `call` runs the
-//! MPI's own Fortran routine and returns IERROR. `ts` marks a function with a choice buffer
-//! (MPICH's `use mpi_f08` suffix `_f08ts_`; `plain`: `_f08_`).
-//!
-//! Consumers: `base::funcs` (the ids, names, roles and modes), `entry::c` (the exported
-//! `MPI_*` symbols), `entry::fortran` (the Fortran symbols of all three bindings), and
-//! the test `tests/function_table.rs`, which reads this file and checks the built
-//! libraries' symbols row by row. C signatures are checked by the compiler against the
-//! real `PMPI_*` prototypes from bindgen (`base::mpi`).
-//!
-//! Names in the hook expressions resolve where the consumer expands the table: the hooks
-//! and accessors (`record::hooks`), the lifecycle hooks (`lifecycle`), the Fortran
-//! conversions (`int`, `dt`, `comm`, `fp`, `ip`, `index0`, `no_status`, `no_statuses`).
+//! The rows of the lifecycle and point-to-point functions (see `table`).
 
-/// Expands `$consumer! { [call, ierr] rows… }`.
-macro_rules! mpi_functions {
-    ($consumer:ident) => {
-        $consumer! {
-            [call, ierr]
+/// Hands these rows on: `$then! { $consumer, [call, ierr], [rows…] }`. The names of the
+/// Fortran routine's call and IERROR are made here, with these rows, so that a consumer's
+/// binding of them reaches every row (macro hygiene).
+macro_rules! p2p_rows {
+    ($then:ident, $consumer:ident) => {
+        $then! { $consumer, [call, ierr], [
 
             // Initialization and termination, MPI 4.0 §11.2 and §9.5.
             MPI_Init { role: Other, mode: None, entry: lifecycle,
@@ -407,6 +377,6 @@ macro_rules! mpi_functions {
                     => isendrecv(count, datatype, dest, count, datatype, source, comm, c_req_out(request),
                         || PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request)),
             }
-        }
+        ] }
     };
 }

@@ -1,0 +1,419 @@
+//! Collective hooks (MPI 4.0 §6): the call timed and recorded under mode `collective`,
+//! with this rank's send and receive data as the standard defines them for the function
+//! (`bytes` below). A collective's own messages run beneath PMPI and are not seen; its
+//! peer class is `unknown`, so the passive point-to-point model never takes it in.
+//! Nonblocking collectives are tracked from start to completion like point-to-point
+//! requests: the completing Wait or Test counts under mode `collective` too.
+use super::common::{msg_bytes, timed};
+use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
+use crate::base::runtime::protect;
+use crate::record::requests::{self, Info};
+use crate::record::stats::record;
+use loggp_report::{Mode, PeerClass};
+use std::os::raw::{c_int, c_void};
+
+/// A blocking collective (MPI_Barrier, MPI_Bcast, …). `bytes` runs after the call.
+#[inline(always)]
+pub(crate) fn collective(
+    func: u8,
+    mode: Mode,
+    bytes: impl FnOnce() -> u64,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let (rc, t0, t1) = timed(func, None, call);
+    protect(|| {
+        let b = bytes();
+        record(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0));
+    });
+    rc
+}
+
+/// A nonblocking collective (MPI_Ibarrier, MPI_Ibcast, …): recorded at its start with its
+/// bytes, and its request followed to the Wait or Test that completes it.
+#[inline(always)]
+pub(crate) fn icollective(
+    func: u8,
+    mode: Mode,
+    bytes: impl FnOnce() -> u64,
+    request: impl FnOnce() -> Option<u64>,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let (rc, t0, t1) = timed(func, None, call);
+    protect(|| {
+        let b = bytes();
+        record(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0));
+        if rc != mpi::success() {
+            return;
+        }
+        if let Some(req) = request() {
+            requests::insert(
+                req,
+                Info {
+                    mode,
+                    class: PeerClass::Unknown,
+                    persistent: false,
+                    active: true,
+                    cancel_requested: false,
+                    message: false,
+                    bytes: b,
+                    peer_world: -1,
+                    start_ticks: t0,
+                    comm_bits: 0,
+                },
+            );
+        }
+    });
+    rc
+}
+
+/// The shape of a communicator as the byte rules need it: the number of processes a
+/// rank exchanges with (the remote group of an intercommunicator), its own rank, and
+/// whether it is an intercommunicator.
+pub(crate) struct Shape {
+    pub n: i64,
+    pub rank: c_int,
+    pub inter: bool,
+}
+
+pub(crate) fn shape(comm: MPI_Comm) -> Shape {
+    let (mut n, mut rank, mut inter) = (0, -1, 0);
+    // SAFETY: each call writes one int; errors leave the defaults.
+    unsafe {
+        mpi::PMPI_Comm_test_inter(comm, &mut inter);
+        if inter != 0 {
+            mpi::PMPI_Comm_remote_size(comm, &mut n);
+        } else {
+            mpi::PMPI_Comm_size(comm, &mut n);
+        }
+        mpi::PMPI_Comm_rank(comm, &mut rank);
+    }
+    Shape {
+        n: n.max(0) as i64,
+        rank,
+        inter: inter != 0,
+    }
+}
+
+/// Whether this rank is the root's side: an intracommunicator's root, or MPI_ROOT in an
+/// intercommunicator's root group.
+fn at_root(s: &Shape, root: c_int) -> bool {
+    if s.inter {
+        root == mpi::root()
+    } else {
+        root == s.rank
+    }
+}
+
+/// In an intercommunicator's root group, the processes other than the root take no part.
+fn idle(s: &Shape, root: c_int) -> bool {
+    s.inter && root == mpi::proc_null()
+}
+
+fn in_place(buf: *const c_void) -> bool {
+    std::ptr::eq(buf, mpi::in_place())
+}
+
+fn one(dt: MPI_Datatype) -> u64 {
+    msg_bytes(1, dt)
+}
+
+/// Σ counts[i] × size(dt) over n entries (a null array gives 0).
+fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
+    if counts.is_null() {
+        return 0;
+    }
+    let size = one(dt);
+    (0..n.max(0) as usize)
+        // SAFETY: the standard requires n entries where the array is significant.
+        .map(|i| unsafe { *counts.add(i) }.max(0) as u64 * size)
+        .sum()
+}
+
+fn times(count: impl Into<i64>, n: i64, dt: MPI_Datatype) -> u64 {
+    msg_bytes(count.into().saturating_mul(n.max(0)), dt)
+}
+
+/// This rank's send plus receive data per collective (MPI 4.0 §6.3–6.11): the send
+/// buffer unless it is MPI_IN_PLACE, and the receive buffer where it is significant at
+/// this rank; v-variants summed over their counts.
+pub(crate) mod bytes {
+    use super::*;
+
+    pub(crate) fn bcast(
+        count: impl Into<i64>,
+        dt: MPI_Datatype,
+        root: c_int,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let s = shape(comm);
+        if idle(&s, root) {
+            return 0;
+        }
+        msg_bytes(count.into(), dt)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gather(
+        sendbuf: *const c_void,
+        scount: impl Into<i64>,
+        stype: MPI_Datatype,
+        rcount: impl Into<i64>,
+        rtype: MPI_Datatype,
+        root: c_int,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let s = shape(comm);
+        if idle(&s, root) {
+            return 0;
+        }
+        let root_side = at_root(&s, root);
+        let send = if in_place(sendbuf) || (s.inter && root_side) {
+            0
+        } else {
+            msg_bytes(scount.into(), stype)
+        };
+        send + if root_side {
+            times(rcount, s.n, rtype)
+        } else {
+            0
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gatherv(
+        sendbuf: *const c_void,
+        scount: impl Into<i64>,
+        stype: MPI_Datatype,
+        rcounts: *const c_int,
+        rtype: MPI_Datatype,
+        root: c_int,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let s = shape(comm);
+        if idle(&s, root) {
+            return 0;
+        }
+        let root_side = at_root(&s, root);
+        let send = if in_place(sendbuf) || (s.inter && root_side) {
+            0
+        } else {
+            msg_bytes(scount.into(), stype)
+        };
+        send + if root_side {
+            sum(rcounts, s.n, rtype)
+        } else {
+            0
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn scatter(
+        scount: impl Into<i64>,
+        stype: MPI_Datatype,
+        recvbuf: *const c_void,
+        rcount: impl Into<i64>,
+        rtype: MPI_Datatype,
+        root: c_int,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let s = shape(comm);
+        if idle(&s, root) {
+            return 0;
+        }
+        let root_side = at_root(&s, root);
+        let send = if root_side {
+            times(scount, s.n, stype)
+        } else {
+            0
+        };
+        let recv = if in_place(recvbuf) || (s.inter && root_side) {
+            0
+        } else {
+            msg_bytes(rcount.into(), rtype)
+        };
+        send + recv
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn scatterv(
+        scounts: *const c_int,
+        stype: MPI_Datatype,
+        recvbuf: *const c_void,
+        rcount: impl Into<i64>,
+        rtype: MPI_Datatype,
+        root: c_int,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let s = shape(comm);
+        if idle(&s, root) {
+            return 0;
+        }
+        let root_side = at_root(&s, root);
+        let send = if root_side {
+            sum(scounts, s.n, stype)
+        } else {
+            0
+        };
+        let recv = if in_place(recvbuf) || (s.inter && root_side) {
+            0
+        } else {
+            msg_bytes(rcount.into(), rtype)
+        };
+        send + recv
+    }
+
+    /// MPI_Allgather (`per_peer_send` false) and MPI_Alltoall (true: a block per peer).
+    pub(crate) fn all(
+        sendbuf: *const c_void,
+        scount: impl Into<i64>,
+        stype: MPI_Datatype,
+        rcount: impl Into<i64>,
+        rtype: MPI_Datatype,
+        comm: MPI_Comm,
+        per_peer_send: bool,
+    ) -> u64 {
+        let s = shape(comm);
+        let send = if in_place(sendbuf) {
+            0
+        } else if per_peer_send {
+            times(scount, s.n, stype)
+        } else {
+            msg_bytes(scount.into(), stype)
+        };
+        send + times(rcount, s.n, rtype)
+    }
+
+    pub(crate) fn allgatherv(
+        sendbuf: *const c_void,
+        scount: impl Into<i64>,
+        stype: MPI_Datatype,
+        rcounts: *const c_int,
+        rtype: MPI_Datatype,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let s = shape(comm);
+        let send = if in_place(sendbuf) {
+            0
+        } else {
+            msg_bytes(scount.into(), stype)
+        };
+        send + sum(rcounts, s.n, rtype)
+    }
+
+    pub(crate) fn alltoallv(
+        sendbuf: *const c_void,
+        scounts: *const c_int,
+        stype: MPI_Datatype,
+        rcounts: *const c_int,
+        rtype: MPI_Datatype,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let s = shape(comm);
+        let send = if in_place(sendbuf) {
+            0
+        } else {
+            sum(scounts, s.n, stype)
+        };
+        send + sum(rcounts, s.n, rtype)
+    }
+
+    pub(crate) fn alltoallw(
+        sendbuf: *const c_void,
+        scounts: *const c_int,
+        stypes: *const MPI_Datatype,
+        rcounts: *const c_int,
+        rtypes: *const MPI_Datatype,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let s = shape(comm);
+        let w = |counts: *const c_int, types: *const MPI_Datatype| -> u64 {
+            if counts.is_null() || types.is_null() {
+                return 0;
+            }
+            (0..s.n as usize)
+                // SAFETY: n entries each, as the standard requires.
+                .map(|i| unsafe { msg_bytes(*counts.add(i) as i64, *types.add(i)) })
+                .sum()
+        };
+        let send = if in_place(sendbuf) {
+            0
+        } else {
+            w(scounts, stypes)
+        };
+        send + w(rcounts, rtypes)
+    }
+
+    /// MPI_Reduce: every rank's contribution; the root also receives the result.
+    pub(crate) fn reduce(
+        sendbuf: *const c_void,
+        count: impl Into<i64>,
+        dt: MPI_Datatype,
+        root: c_int,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let s = shape(comm);
+        if idle(&s, root) {
+            return 0;
+        }
+        let b = msg_bytes(count.into(), dt);
+        let root_side = at_root(&s, root);
+        let send = if in_place(sendbuf) || (s.inter && root_side) {
+            0
+        } else {
+            b
+        };
+        send + if root_side { b } else { 0 }
+    }
+
+    /// MPI_Allreduce, MPI_Scan, MPI_Exscan: the contribution and the result.
+    pub(crate) fn both(sendbuf: *const c_void, count: impl Into<i64>, dt: MPI_Datatype) -> u64 {
+        let b = msg_bytes(count.into(), dt);
+        if in_place(sendbuf) {
+            b
+        } else {
+            2 * b
+        }
+    }
+
+    pub(crate) fn reduce_scatter(
+        sendbuf: *const c_void,
+        rcounts: *const c_int,
+        dt: MPI_Datatype,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let mut n: c_int = 0;
+        // SAFETY: writes one int. The counts are per process of the (local) group.
+        unsafe { mpi::PMPI_Comm_size(comm, &mut n) };
+        let s = shape(comm);
+        let send = if in_place(sendbuf) {
+            0
+        } else {
+            sum(rcounts, n as i64, dt)
+        };
+        let mine = if rcounts.is_null() || s.rank < 0 || s.rank >= n {
+            0
+        } else {
+            // SAFETY: rank < n entries.
+            msg_bytes(unsafe { *rcounts.add(s.rank as usize) } as i64, dt)
+        };
+        send + mine
+    }
+
+    pub(crate) fn reduce_scatter_block(
+        sendbuf: *const c_void,
+        rcount: impl Into<i64>,
+        dt: MPI_Datatype,
+        comm: MPI_Comm,
+    ) -> u64 {
+        let mut n: c_int = 0;
+        // SAFETY: writes one int.
+        unsafe { mpi::PMPI_Comm_size(comm, &mut n) };
+        let rcount: i64 = rcount.into();
+        let send = if in_place(sendbuf) {
+            0
+        } else {
+            times(rcount, n as i64, dt)
+        };
+        send + msg_bytes(rcount, dt)
+    }
+}

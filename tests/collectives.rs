@@ -1,0 +1,150 @@
+//! Issue 24 §1: every blocking and nonblocking collective of MPI 4.0 §6.3–6.12 is
+//! intercepted, with this rank's send and receive data as the standard defines them
+//! (v-variants summed, MPI_IN_PLACE's send part left out), on both MPIs. The program
+//! (tests/c/collectives.c, 4 ranks) calls each function a known number of times with
+//! counts that differ per rank; the report's per-rank counts and bytes must equal what it
+//! called, its output must equal the run without the shim, and its nonblocking
+//! collectives must be followed to the MPI_Wait that completes them.
+mod common;
+use common::*;
+use loggp_report::{Mode, Role};
+
+const ITER: u64 = 3;
+
+/// Bytes per call of each collective at rank r of 4 (MPI_INT, 4 B), from the program's
+/// arguments: (name without the MPI_ / MPI_I prefix, bytes).
+fn expected(r: u64) -> Vec<(&'static str, u64)> {
+    let at = |root: u64, yes: u64, no: u64| if r == root { yes } else { no };
+    vec![
+        ("barrier", 0),
+        ("bcast", 40),
+        ("gather", at(1, 20 + 4 * 20, 20)),
+        ("gatherv", at(0, 4 + 40, 4 * (r + 1))),
+        ("scatter", at(2, 4 * 20 + 20, 20)),
+        ("scatterv", at(3, 40 + 16, 4 * (r + 1))),
+        ("allgather", 20 + 80),
+        ("allgatherv", 4 * (r + 1) + 40),
+        ("alltoall", 32 + 32),
+        ("alltoallv", 16 + 16),
+        ("alltoallw", 16 + 16),
+        ("reduce", at(0, 48, 24)),
+        ("allreduce", 48),
+        ("reduce_scatter", 40 + 4 * (r + 1)),
+        ("reduce_scatter_block", 32 + 8),
+        ("scan", 24),
+        ("exscan", 24),
+    ]
+}
+
+fn name(short: &str, nonblocking: bool) -> String {
+    let mut c = short.chars();
+    let first = c.next().unwrap();
+    if nonblocking {
+        format!("MPI_I{first}{}", c.as_str())
+    } else {
+        format!("MPI_{}{}", first.to_ascii_uppercase(), c.as_str())
+    }
+}
+
+fn check(mpi: Mpi) {
+    let what = mpi.name();
+    let dir = scratch(&format!("collectives_{what}"));
+    let prog = compile(mpi, "collectives.c", &[]);
+    let plain = run(mpi, &Run::new(4, false), &prog, &[], &dir);
+    assert!(plain.status.success(), "{what}: {}", stderr(&plain));
+    let report = dir.join("r.json");
+    let r = Run::new(4, true)
+        .env("LOGGP_REPORT", report.to_str().unwrap())
+        .env("LOGGP_CALIBRATE", "off");
+    let o = run(mpi, &r, &prog, &[], &dir);
+    assert!(o.status.success(), "{what}: {}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&plain), "{what}: the program's output");
+    let rep = read_report(&report);
+    assert_eq!(rep.ranks.len(), 4);
+    let mut problems = vec![];
+    for k in &rep.ranks {
+        let r = k.rank as u64;
+        let got = |f: &str| k.calls.get(f).map_or((0, 0), |c| (c.count, c.bytes));
+        for (short, bytes) in expected(r) {
+            for nb in [false, true] {
+                let f = name(short, nb);
+                // The checksum's MPI_Reduce (one MPI_LONG) and the in-place MPI_Allreduce
+                // (6 MPI_INT received only) come once more, blocking.
+                let (extra_n, extra_b) = match (short, nb) {
+                    ("reduce", false) => (1, if r == 0 { 16 } else { 8 }),
+                    ("allreduce", false) => (1, 24),
+                    _ => (0, 0),
+                };
+                let want = (ITER + extra_n, ITER * bytes + extra_b);
+                if got(&f) != want {
+                    problems.push(format!(
+                        "rank {r} {f}: (count, bytes) {:?}, called {want:?}",
+                        got(&f)
+                    ));
+                }
+            }
+        }
+        // One MPI_Wait per nonblocking collective.
+        if got("MPI_Wait").0 != 17 * ITER {
+            problems.push(format!("rank {r} MPI_Wait: {:?}", got("MPI_Wait")));
+        }
+        // Time in MPI is every intercepted call, collectives included.
+        let sum: f64 = k.calls.values().map(|c| c.time_ns).sum();
+        assert!(
+            (sum - k.time_in_mpi_ns).abs() <= 1e-6 * sum,
+            "{what}: rank {r}"
+        );
+        let coll: f64 = k
+            .calls
+            .iter()
+            .filter(|(f, _)| {
+                expected(0)
+                    .iter()
+                    .any(|(s, _)| **f == name(s, false) || **f == name(s, true))
+            })
+            .map(|(_, c)| c.time_ns)
+            .sum();
+        assert!(coll > 0.0, "{what}: rank {r}: no time in collectives");
+    }
+    assert!(problems.is_empty(), "{what}:\n{}", problems.join("\n"));
+    // Every nonblocking collective completed, under mode `collective`; none of it in the
+    // point-to-point model.
+    let completed: u64 = rep
+        .cells
+        .iter()
+        .filter(|c| c.function == "request_completed" && c.mode == Mode::Collective)
+        .map(|c| c.count)
+        .sum();
+    assert_eq!(
+        completed,
+        4 * 17 * ITER,
+        "{what}: completed nonblocking collectives"
+    );
+    assert!(rep
+        .cells
+        .iter()
+        .filter(|c| c.function.starts_with("MPI_I") && c.mode == Mode::Collective)
+        .all(|c| c.role == Role::Initiates));
+    assert!(rep.passive.iter().all(|p| p.mode != Mode::Collective));
+    // `show` splits each rank's time by family.
+    let show = std::process::Command::new(root().join("target/release/loggp"))
+        .arg("show")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&show.stdout).to_string();
+    assert!(
+        text.contains("collectives") && text.contains("point-to-point"),
+        "{text}"
+    );
+}
+
+#[test]
+fn openmpi_collectives_are_counted_with_their_bytes() {
+    check(Mpi::OpenMpi);
+}
+
+#[test]
+fn mpich_collectives_are_counted_with_their_bytes() {
+    check(Mpi::Mpich);
+}
