@@ -61,6 +61,7 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(mpi_mpich)");
     println!("cargo:rustc-check-cfg=cfg(mpi_large_count)");
     println!("cargo:rustc-check-cfg=cfg(mpi_isendrecv)");
+    println!("cargo:rustc-check-cfg=cfg(mpi_persistent_coll)");
     let mpicc = env::var("MPICC").unwrap_or_else(|_| "mpicc".to_string());
     let flags = mpi_flags(&mpicc);
     let mpi_h = flags
@@ -94,6 +95,9 @@ fn main() {
     }
     if header_text.contains("PMPI_Isendrecv(") {
         println!("cargo:rustc-cfg=mpi_isendrecv");
+    }
+    if header_text.contains("PMPI_Allreduce_init(") {
+        println!("cargo:rustc-cfg=mpi_persistent_coll");
     }
     println!("cargo:rustc-env=LOGGP_MPI_FLAVOR={flavor}");
     println!("cargo:rustc-env=LOGGP_MPICC={mpicc}");

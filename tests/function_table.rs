@@ -78,6 +78,7 @@ fn cfg_holds(cfg: &str, mpi_syms: &BTreeSet<String>) -> bool {
     let has = |flag: &str| match flag.trim() {
         "mpi_large_count" => mpi_syms.contains("PMPI_Send_c"),
         "mpi_isendrecv" => mpi_syms.contains("PMPI_Isendrecv"),
+        "mpi_persistent_coll" => mpi_syms.contains("PMPI_Allreduce_init"),
         other => panic!("a cfg this test does not know: {other}"),
     };
     match cfg.strip_prefix("all(").and_then(|c| c.strip_suffix(')')) {

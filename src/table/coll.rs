@@ -147,6 +147,77 @@ macro_rules! coll_rows {
                 c: (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request)
                     => icollective(|| bytes::both(sendbuf, count, datatype), c_req_out(request), || PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request)),
             }
+
+            // Persistent collectives, MPI 4.0 §6.13 (where mpi.h declares them): the init
+            // moves nothing; MPI_Start counts the bytes under mode `collective`.
+            MPI_Barrier_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| 0, c_req_out(request), || PMPI_Barrier_init(comm, info, request)),
+            }
+            MPI_Bcast_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::bcast(count, datatype, root, comm), c_req_out(request), || PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request)),
+            }
+            MPI_Gather_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root, comm), c_req_out(request), || PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request)),
+            }
+            MPI_Gatherv_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root, comm), c_req_out(request), || PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request)),
+            }
+            MPI_Scatter_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::scatter(sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), c_req_out(request), || PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request)),
+            }
+            MPI_Scatterv_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::scatterv(sendcounts, sendtype, recvbuf, recvcount, recvtype, root, comm), c_req_out(request), || PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request)),
+            }
+            MPI_Allgather_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::all(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, false), c_req_out(request), || PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request)),
+            }
+            MPI_Allgatherv_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, comm), c_req_out(request), || PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request)),
+            }
+            MPI_Alltoall_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::all(sendbuf, sendcount, sendtype, recvcount, recvtype, comm, true), c_req_out(request), || PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request)),
+            }
+            MPI_Alltoallv_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype, comm), c_req_out(request), || PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request)),
+            }
+            MPI_Alltoallw_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes, comm), c_req_out(request), || PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request)),
+            }
+            MPI_Reduce_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::reduce(sendbuf, count, datatype, root, comm), c_req_out(request), || PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request)),
+            }
+            MPI_Allreduce_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::both(sendbuf, count, datatype), c_req_out(request), || PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request)),
+            }
+            MPI_Reduce_scatter_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::reduce_scatter(sendbuf, recvcounts, datatype, comm), c_req_out(request), || PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request)),
+            }
+            MPI_Reduce_scatter_block_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::reduce_scatter_block(sendbuf, recvcount, datatype, comm), c_req_out(request), || PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request)),
+            }
+            MPI_Scan_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::both(sendbuf, count, datatype), c_req_out(request), || PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request)),
+            }
+            MPI_Exscan_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,
+                c: (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
+                    => init_collective(|| bytes::both(sendbuf, count, datatype), c_req_out(request), || PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request)),
+            }
         }
     };
 }

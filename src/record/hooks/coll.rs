@@ -66,6 +66,46 @@ pub(crate) fn icollective(
     rc
 }
 
+/// A persistent collective's init (MPI 4.0 §6.13, MPI_Allreduce_init, …): it moves
+/// nothing, as a point-to-point init does not; its bytes count at each MPI_Start, under
+/// mode `collective`, and each start is followed to the Wait or Test that completes it.
+#[cfg(mpi_persistent_coll)]
+#[inline(always)]
+pub(crate) fn init_collective(
+    func: u8,
+    mode: Mode,
+    bytes: impl FnOnce() -> u64,
+    request: impl FnOnce() -> Option<u64>,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let (rc, t0, t1) = timed(func, None, call);
+    protect(|| {
+        let b = bytes();
+        record(func, mode, PeerClass::Unknown, b, 0, t1.wrapping_sub(t0));
+        if rc != mpi::success() {
+            return;
+        }
+        if let Some(req) = request() {
+            requests::insert(
+                req,
+                Info {
+                    mode,
+                    class: PeerClass::Unknown,
+                    persistent: true,
+                    active: false,
+                    cancel_requested: false,
+                    message: false,
+                    bytes: b,
+                    peer_world: -1,
+                    start_ticks: t0,
+                    comm_bits: 0,
+                },
+            );
+        }
+    });
+    rc
+}
+
 /// The shape of a communicator as the byte rules need it: the number of processes a
 /// rank exchanges with (the remote group of an intercommunicator), its own rank, and
 /// whether it is an intercommunicator.

@@ -16,6 +16,8 @@ pub mod p2p;
 pub mod persistent;
 pub mod probe;
 
+#[cfg(mpi_persistent_coll)]
+pub(crate) use coll::init_collective;
 pub(crate) use coll::{bytes, collective, icollective};
 pub(crate) use complete::{wait_all, wait_any, wait_one, wait_some};
 #[cfg(mpi_isendrecv)]
