@@ -68,7 +68,7 @@ pub(super) fn one(
     s: &Settings,
 ) -> Advice {
     let mut a = blank(set, bins);
-    match scope(set, t, bins, &mut a) {
+    match scope(r, set, t, bins, &mut a) {
         Ok(sc) => {
             if let Err(why) = price(r, set, &sc, s, &mut a) {
                 a.notes.push(why);
@@ -118,6 +118,7 @@ fn blank(set: &CalibrationSet, bins: &[&Bin]) -> Advice {
 /// The switch, the knob, the calibration's eager and rendezvous points and the job's bins
 /// around the switch; Err: why no change can be advised.
 fn scope<'a>(
+    r: &Report,
     set: &'a CalibrationSet,
     t: Option<&Threshold>,
     bins: &[&'a Bin],
@@ -207,17 +208,36 @@ fn scope<'a>(
         .max(3);
     let eager = eager.split_off(eager.len() - top);
     let rdv_max = rdv.iter().map(|p| p.size_bytes).max().unwrap_or(switch);
-    let reach = (2 * eager_max).min(rdv_max);
+    let mut reach = (2 * eager_max).min(rdv_max);
+    // A limit the layer beneath names between the last eager size measured and the reach
+    // (UCT posix: "am_bcopy to 8248 B, then am_bcopy fragments"): past it that layer
+    // carries an eager message another way, which the line through the sizes below does
+    // not describe. MPICH over UCX, advised UCX_RNDV_THRESH past 8248 B: in the reruns
+    // the saving on the halo's 16 KiB messages was 0.46–0.60 ms in some and none in
+    // others (−0.08 ms), and on a 12000-byte ping-pong 240–340 ms or none (1 ms) — the
+    // fragmented eager path is bimodal here, so nothing measured before can price it.
+    let layer = layer_limits(r, set.peer_class)
+        .into_iter()
+        .filter(|&(_, x)| x >= eager_max && x < reach)
+        .min_by_key(|&(_, x)| x);
+    if let Some((_, x)) = layer {
+        reach = x;
+    }
     let (priced, beyond): (Vec<&Bin>, Vec<&Bin>) = above
         .iter()
         .copied()
         .partition(|b| b.largest_bytes <= reach);
     if !beyond.is_empty() {
         let n: u64 = beyond.iter().map(|b| b.count).sum();
-        a.notes.push(format!(
-            "{n} messages above {reach} B are not priced: the eager line is measured to {eager_max} B and extrapolated to twice that at most{}",
-            if rdv_max < 2 * eager_max { format!(", the rendezvous points reach {rdv_max} B") } else { String::new() }
-        ));
+        a.notes.push(match layer {
+            Some((what, x)) => format!(
+                "{n} messages above {x} B are not priced: the layer beneath names {x} B as a limit ({what}); past it an eager message goes another way, which the eager line below does not describe"
+            ),
+            None => format!(
+                "{n} messages above {reach} B are not priced: the eager line is measured to {eager_max} B and extrapolated to twice that at most{}",
+                if rdv_max < 2 * eager_max { format!(", the rendezvous points reach {rdv_max} B") } else { String::new() }
+            ),
+        });
     }
     if priced.is_empty() {
         return Err(
@@ -430,4 +450,23 @@ fn pick(r: &Report, sc: &Scope, a: &mut Advice) -> Result<(), String> {
     }
     a.notes.push(memory_note(&sc.setting_name));
     Ok(())
+}
+
+/// The limits the raw layer beneath MPI names for this peer class, from its set's note
+/// (UCT: "am_short to 92 B, am_bcopy to 8248 B, …"): (the phrase, bytes).
+fn layer_limits(r: &Report, class: loggp_report::PeerClass) -> Vec<(String, u64)> {
+    r.calibration
+        .raw
+        .iter()
+        .filter(|s| s.peer_class == class)
+        .filter_map(|s| s.note.as_deref())
+        .flat_map(|n| n.split(','))
+        .filter_map(|part| {
+            let part = part.trim();
+            let (op, rest) = part.split_once(" to ")?;
+            let bytes = rest.strip_suffix(" B")?.trim().parse().ok()?;
+            let op = op.rsplit(": ").next().unwrap_or(op).trim();
+            Some((format!("{op} up to {bytes} B"), bytes))
+        })
+        .collect()
 }
