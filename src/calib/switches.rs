@@ -187,167 +187,154 @@ pub fn fit_mode<T: Transport, C: Control>(
         .map(|q| model::quantity_sigmas(&boot, q, &ms))
         .collect();
     m.exact = true;
-    // The eager limit first: where the budget runs out while other boundaries are probed
-    // again (a full calibration over a 200 Mbit/s link stopped at 17867|21247 B before it
-    // reached the TCP eager limit at 65536 B), the switch that matters most is found.
-    let mut order: Vec<(usize, usize)> = (1..idx.len()).map(|k| (k - 1, k)).collect();
-    order.sort_by_key(|&(_, k)| Some(idx[k].0) != split);
-    let result = (|| -> Result<(), Stop> {
-        for (a, b) in order {
-            let (l, r) = (idx[a], idx[b]);
-            let eager_limit = Some(r.0) == split;
-            let (mut lo, mut hi) = (m.points[l.1].size, m.points[r.0].size);
-            // The quantity whose lines on the two sides lie furthest apart at the boundary
-            // is the one to judge a probed size by: G_all for a change of bandwidth, o_s for
-            // a change of send path (Open MPI's inline send to 256 B), the round trip for a
-            // change of protocol that costs on the wire (UCX's am_short to am_bcopy).
-            // Measured in units of the points' own noise at the boundary: a quantity whose
-            // lines lie far apart but whose probes scatter as far is no guide.
-            let fit = |q: usize, (a, b): (usize, usize)| {
-                model::line_fit(&pts, &boot, 0, &sig[q], a, b, q)
-            };
-            let clear = |q: usize, a: (f64, f64), b: (f64, f64)| {
-                let noise = sig[q][l.1].hypot(sig[q][r.0]).max(1e-9);
-                [lo, hi]
-                    .iter()
-                    .map(|&s| (line_at(a, s) - line_at(b, s)).abs() / noise)
-                    .fold(f64::INFINITY, f64::min)
-            };
-            // Among the quantities whose lines differ by more than a quarter at both sizes
-            // (where probes can tell the sides apart at all), the clearest; else the clearest.
-            let lines: Vec<Sign> = [model::GALL, model::OS, model::LAT]
-                .into_iter()
-                .filter_map(|q| Some((q, fit(q, l)?, fit(q, r)?)))
-                .collect();
-            let clearest = |v: Vec<Sign>| {
-                v.into_iter()
-                    .max_by(|x, y| clear(x.0, x.1, x.2).total_cmp(&clear(y.0, y.1, y.2)))
-            };
-            let apart: Vec<_> = lines
+    for w in idx.windows(2) {
+        let (l, r) = (w[0], w[1]);
+        let eager_limit = Some(r.0) == split;
+        let (mut lo, mut hi) = (m.points[l.1].size, m.points[r.0].size);
+        // The quantity whose lines on the two sides lie furthest apart at the boundary
+        // is the one to judge a probed size by: G_all for a change of bandwidth, o_s for
+        // a change of send path (Open MPI's inline send to 256 B), the round trip for a
+        // change of protocol that costs on the wire (UCX's am_short to am_bcopy).
+        // Measured in units of the points' own noise at the boundary: a quantity whose
+        // lines lie far apart but whose probes scatter as far is no guide.
+        let fit =
+            |q: usize, (a, b): (usize, usize)| model::line_fit(&pts, &boot, 0, &sig[q], a, b, q);
+        let clear = |q: usize, a: (f64, f64), b: (f64, f64)| {
+            let noise = sig[q][l.1].hypot(sig[q][r.0]).max(1e-9);
+            [lo, hi]
                 .iter()
-                .copied()
-                .filter(|&(_, a, b)| separation(a, b, lo, hi) > 0.25)
-                .collect();
-            let sign = if apart.is_empty() {
-                clearest(lines)
-            } else {
-                clearest(apart)
-            };
-            // A change of the machine over time looks like a switch at whatever size was
-            // being probed. Probe both sizes again, interleaved: a protocol switch repeats,
-            // a phase does not. Only where the two ranges' lines differ by more than a quarter
-            // (the run-to-run drift is 15 %) at both sizes can the probes tell the sides apart
-            // (elsewhere the boundary is bisected as before).
-            let judged = sign.filter(|&(_, a, b)| !eager_limit && separation(a, b, lo, hi) > 0.25);
-            if judged.is_none() && hinted.contains(&l.1) {
-                continue;
-            }
-            if let Some((q, a, b)) = judged {
-                // The segmentation places a boundary between two schedule sizes from noisy
-                // points, and was one size off now and then (Open MPI pml ucx: 76|91 for a
-                // switch between 91 and 108): where the step does not repeat there, the
-                // neighbouring pairs of sizes are tried too, and the boundary moves to the one
-                // where it does.
-                let at = |i: usize| m.points.get(i).map(|p| p.size);
-                let candidates = [(l.1, r.0), (r.0, r.0 + 1), (l.1.wrapping_sub(1), l.1)];
-                let mut found = None;
-                for (i, j) in candidates {
-                    let (Some(x), Some(y)) = (at(i), at(j)) else {
-                        continue;
-                    };
-                    let mut votes = 0;
-                    for _ in 0..3 {
-                        // Twice the repetitions of a bisection's probe: a switch dropped here
-                        // is lost for the run.
-                        let Some(yes) = step_repeats(c, q, (x, y), n, 2 * reps, k, a, b) else {
-                            return Err(stop_of(
-                                c,
-                                format!("{mode}: probing {x} and {y} bytes again"),
-                            ));
-                        };
-                        m.bisection_probes += 2;
-                        votes += yes as u32;
-                    }
-                    // All three: a step seen two times in three was as often a phase of the
-                    // machine (Open MPI pml ucx "switched" at 449 B in 2 of 10 that way).
-                    // Two suffice where the pair of sizes holds a limit the layer beneath
-                    // names (UCX's am_short): there the segmentation's step and the transport
-                    // agree beforehand, and asking for three lost Open MPI pml ucx's 92-byte
-                    // switch in 2 of 10 runs (steps of +20 % and +39 % marked not repeated).
-                    let named = hints.iter().any(|&h| x <= h && h < y);
-                    if votes == 3 || (named && votes == 2) {
-                        found = Some((x, y));
-                        break;
-                    }
-                }
-                match found {
-                    Some((x, y)) => (lo, hi) = (x, y),
-                    None if hinted.contains(&l.1) => continue,
-                    None => {
-                        m.not_repeated.push([lo, hi]);
-                        continue;
-                    }
-                }
-            }
-            while hi - lo > 1 && m.bisection_probes < 160 {
-                let fail =
-                    |c: &Client<T, C>| stop_of(c, format!("{mode}: bisecting {lo}..{hi} bytes"));
-                let mid = lo + (hi - lo) / 2;
-                let left_side = if eager_limit {
-                    let Some(mut v) = c.prtt(1, 0, mid, reps) else {
-                        return Err(fail(c));
-                    };
-                    let late = late_delay(summarize(&mut v).median);
-                    let Some(waits) = c.send_waits(late, mid, reps) else {
-                        return Err(fail(c));
-                    };
-                    !waits
-                } else {
-                    let Some((q, a, b)) = sign else {
-                        break;
-                    };
-                    // The majority of three judgements: one misjudged probe put MPICH's
-                    // 92-byte switch at 103.
-                    let mut left = 0;
-                    for _ in 0..3 {
-                        let Some(x) = behaves_left(c, q, (lo, mid, hi), n, reps, k, a, b) else {
-                            return Err(fail(c));
-                        };
-                        left += x as u32;
-                    }
-                    left >= 2
+                .map(|&s| (line_at(a, s) - line_at(b, s)).abs() / noise)
+                .fold(f64::INFINITY, f64::min)
+        };
+        // Among the quantities whose lines differ by more than a quarter at both sizes
+        // (where probes can tell the sides apart at all), the clearest; else the clearest.
+        let lines: Vec<Sign> = [model::GALL, model::OS, model::LAT]
+            .into_iter()
+            .filter_map(|q| Some((q, fit(q, l)?, fit(q, r)?)))
+            .collect();
+        let clearest = |v: Vec<Sign>| {
+            v.into_iter()
+                .max_by(|x, y| clear(x.0, x.1, x.2).total_cmp(&clear(y.0, y.1, y.2)))
+        };
+        let apart: Vec<_> = lines
+            .iter()
+            .copied()
+            .filter(|&(_, a, b)| separation(a, b, lo, hi) > 0.25)
+            .collect();
+        let sign = if apart.is_empty() {
+            clearest(lines)
+        } else {
+            clearest(apart)
+        };
+        // A change of the machine over time looks like a switch at whatever size was
+        // being probed. Probe both sizes again, interleaved: a protocol switch repeats,
+        // a phase does not. Only where the two ranges' lines differ by more than a quarter
+        // (the run-to-run drift is 15 %) at both sizes can the probes tell the sides apart
+        // (elsewhere the boundary is bisected as before).
+        let judged = sign.filter(|&(_, a, b)| !eager_limit && separation(a, b, lo, hi) > 0.25);
+        if judged.is_none() && hinted.contains(&l.1) {
+            continue;
+        }
+        if let Some((q, a, b)) = judged {
+            // The segmentation places a boundary between two schedule sizes from noisy
+            // points, and was one size off now and then (Open MPI pml ucx: 76|91 for a
+            // switch between 91 and 108): where the step does not repeat there, the
+            // neighbouring pairs of sizes are tried too, and the boundary moves to the one
+            // where it does.
+            let at = |i: usize| m.points.get(i).map(|p| p.size);
+            let candidates = [(l.1, r.0), (r.0, r.0 + 1), (l.1.wrapping_sub(1), l.1)];
+            let mut found = None;
+            for (i, j) in candidates {
+                let (Some(x), Some(y)) = (at(i), at(j)) else {
+                    continue;
                 };
-                m.bisection_probes += if eager_limit { 1 } else { 9 };
-                if left_side {
-                    lo = mid;
-                } else {
-                    hi = mid;
+                let mut votes = 0;
+                for _ in 0..3 {
+                    // Twice the repetitions of a bisection's probe: a switch dropped here
+                    // is lost for the run.
+                    let Some(yes) = step_repeats(c, q, (x, y), n, 2 * reps, k, a, b) else {
+                        return Err(stop_of(
+                            c,
+                            format!("{mode}: probing {x} and {y} bytes again"),
+                        ));
+                    };
+                    m.bisection_probes += 2;
+                    votes += yes as u32;
+                }
+                // All three: a step seen two times in three was as often a phase of the
+                // machine (Open MPI pml ucx "switched" at 449 B in 2 of 10 that way).
+                // Two suffice where the pair of sizes holds a limit the layer beneath
+                // names (UCX's am_short): there the segmentation's step and the transport
+                // agree beforehand, and asking for three lost Open MPI pml ucx's 92-byte
+                // switch in 2 of 10 runs (steps of +20 % and +39 % marked not repeated).
+                let named = hints.iter().any(|&h| x <= h && h < y);
+                if votes == 3 || (named && votes == 2) {
+                    found = Some((x, y));
+                    break;
                 }
             }
-            if eager_limit {
-                // Confirm the limit: the last eager size must not wait and the next must, in
-                // a second round of probes; otherwise it is not exact.
-                let fail =
-                    |c: &Client<T, C>| stop_of(c, format!("{mode}: confirming the limit {lo}"));
-                let Some(mut v) = c.prtt(1, 0, lo + 1, reps) else {
+            match found {
+                Some((x, y)) => (lo, hi) = (x, y),
+                None if hinted.contains(&l.1) => continue,
+                None => {
+                    m.not_repeated.push([lo, hi]);
+                    continue;
+                }
+            }
+        }
+        while hi - lo > 1 && m.bisection_probes < 160 {
+            let fail = |c: &Client<T, C>| stop_of(c, format!("{mode}: bisecting {lo}..{hi} bytes"));
+            let mid = lo + (hi - lo) / 2;
+            let left_side = if eager_limit {
+                let Some(mut v) = c.prtt(1, 0, mid, reps) else {
                     return Err(fail(c));
                 };
                 let late = late_delay(summarize(&mut v).median);
-                let Some(below) = c.send_waits(late, lo, reps) else {
+                let Some(waits) = c.send_waits(late, mid, reps) else {
                     return Err(fail(c));
                 };
-                let Some(above) = c.send_waits(late, lo + 1, reps) else {
-                    return Err(fail(c));
+                !waits
+            } else {
+                let Some((q, a, b)) = sign else {
+                    break;
                 };
-                m.bisection_probes += 3;
-                m.exact = !below && above;
-                m.active_bytes = Some(lo);
+                // The majority of three judgements: one misjudged probe put MPICH's
+                // 92-byte switch at 103.
+                let mut left = 0;
+                for _ in 0..3 {
+                    let Some(x) = behaves_left(c, q, (lo, mid, hi), n, reps, k, a, b) else {
+                        return Err(fail(c));
+                    };
+                    left += x as u32;
+                }
+                left >= 2
+            };
+            m.bisection_probes += if eager_limit { 1 } else { 9 };
+            if left_side {
+                lo = mid;
+            } else {
+                hi = mid;
             }
-            m.switches.push(lo);
         }
-        Ok(())
-    })();
-    m.switches.sort_unstable();
-    m.not_repeated.sort_unstable();
-    result
+        if eager_limit {
+            // Confirm the limit: the last eager size must not wait and the next must, in
+            // a second round of probes; otherwise it is not exact.
+            let fail = |c: &Client<T, C>| stop_of(c, format!("{mode}: confirming the limit {lo}"));
+            let Some(mut v) = c.prtt(1, 0, lo + 1, reps) else {
+                return Err(fail(c));
+            };
+            let late = late_delay(summarize(&mut v).median);
+            let Some(below) = c.send_waits(late, lo, reps) else {
+                return Err(fail(c));
+            };
+            let Some(above) = c.send_waits(late, lo + 1, reps) else {
+                return Err(fail(c));
+            };
+            m.bisection_probes += 3;
+            m.exact = !below && above;
+            m.active_bytes = Some(lo);
+        }
+        m.switches.push(lo);
+    }
+    Ok(())
 }
