@@ -285,12 +285,22 @@ pub fn fit_mode<T: Transport, C: Control>(
         while hi - lo > 1 && m.bisection_probes < 160 {
             let fail = |c: &Client<T, C>| stop_of(c, format!("{mode}: bisecting {lo}..{hi} bytes"));
             let mid = lo + (hi - lo) / 2;
+            // Where the budget ends the eager limit's bisection, the bracket reached is
+            // kept, marked not exact (a full calibration over 200 Mbit/s stopped at
+            // 65480..65486 B and lost the switch).
+            let keep = |m: &mut ModeResult, lo: usize| {
+                m.active_bytes = Some(lo);
+                m.exact = false;
+                m.switches.push(lo);
+            };
             let left_side = if eager_limit {
                 let Some(mut v) = c.prtt(1, 0, mid, reps) else {
+                    keep(m, lo);
                     return Err(fail(c));
                 };
                 let late = late_delay(summarize(&mut v).median);
                 let Some(waits) = c.send_waits(late, mid, reps) else {
+                    keep(m, lo);
                     return Err(fail(c));
                 };
                 !waits
