@@ -192,6 +192,29 @@ pub(crate) mod bytes {
         msg_bytes(count.into(), dt)
     }
 
+    /// A rooted collective: this rank's own buffer (`own_buf`, its bytes `own`) unless it
+    /// is MPI_IN_PLACE or this is an intercommunicator's root, plus, at the root, the
+    /// data for or from the n processes (`at_root(n)`).
+    fn rooted(
+        comm: MPI_Comm,
+        root: c_int,
+        own_buf: *const c_void,
+        own: impl FnOnce() -> u64,
+        at_root_of: impl FnOnce(i64) -> u64,
+    ) -> u64 {
+        let s = shape(comm);
+        if idle(&s, root) {
+            return 0;
+        }
+        let root_side = at_root(&s, root);
+        let mine = if in_place(own_buf) || (s.inter && root_side) {
+            0
+        } else {
+            own()
+        };
+        mine + if root_side { at_root_of(s.n) } else { 0 }
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn gather(
         sendbuf: *const c_void,
@@ -202,21 +225,13 @@ pub(crate) mod bytes {
         root: c_int,
         comm: MPI_Comm,
     ) -> u64 {
-        let s = shape(comm);
-        if idle(&s, root) {
-            return 0;
-        }
-        let root_side = at_root(&s, root);
-        let send = if in_place(sendbuf) || (s.inter && root_side) {
-            0
-        } else {
-            msg_bytes(scount.into(), stype)
-        };
-        send + if root_side {
-            times(rcount, s.n, rtype)
-        } else {
-            0
-        }
+        rooted(
+            comm,
+            root,
+            sendbuf,
+            || msg_bytes(scount.into(), stype),
+            |n| times(rcount, n, rtype),
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -229,21 +244,13 @@ pub(crate) mod bytes {
         root: c_int,
         comm: MPI_Comm,
     ) -> u64 {
-        let s = shape(comm);
-        if idle(&s, root) {
-            return 0;
-        }
-        let root_side = at_root(&s, root);
-        let send = if in_place(sendbuf) || (s.inter && root_side) {
-            0
-        } else {
-            msg_bytes(scount.into(), stype)
-        };
-        send + if root_side {
-            sum(rcounts, s.n, rtype)
-        } else {
-            0
-        }
+        rooted(
+            comm,
+            root,
+            sendbuf,
+            || msg_bytes(scount.into(), stype),
+            |n| sum(rcounts, n, rtype),
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -256,22 +263,13 @@ pub(crate) mod bytes {
         root: c_int,
         comm: MPI_Comm,
     ) -> u64 {
-        let s = shape(comm);
-        if idle(&s, root) {
-            return 0;
-        }
-        let root_side = at_root(&s, root);
-        let send = if root_side {
-            times(scount, s.n, stype)
-        } else {
-            0
-        };
-        let recv = if in_place(recvbuf) || (s.inter && root_side) {
-            0
-        } else {
-            msg_bytes(rcount.into(), rtype)
-        };
-        send + recv
+        rooted(
+            comm,
+            root,
+            recvbuf,
+            || msg_bytes(rcount.into(), rtype),
+            |n| times(scount, n, stype),
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -284,22 +282,13 @@ pub(crate) mod bytes {
         root: c_int,
         comm: MPI_Comm,
     ) -> u64 {
-        let s = shape(comm);
-        if idle(&s, root) {
-            return 0;
-        }
-        let root_side = at_root(&s, root);
-        let send = if root_side {
-            sum(scounts, s.n, stype)
-        } else {
-            0
-        };
-        let recv = if in_place(recvbuf) || (s.inter && root_side) {
-            0
-        } else {
-            msg_bytes(rcount.into(), rtype)
-        };
-        send + recv
+        rooted(
+            comm,
+            root,
+            recvbuf,
+            || msg_bytes(rcount.into(), rtype),
+            |n| sum(scounts, n, stype),
+        )
     }
 
     /// MPI_Allgather (`per_peer_send` false) and MPI_Alltoall (true: a block per peer).
@@ -391,18 +380,8 @@ pub(crate) mod bytes {
         root: c_int,
         comm: MPI_Comm,
     ) -> u64 {
-        let s = shape(comm);
-        if idle(&s, root) {
-            return 0;
-        }
         let b = msg_bytes(count.into(), dt);
-        let root_side = at_root(&s, root);
-        let send = if in_place(sendbuf) || (s.inter && root_side) {
-            0
-        } else {
-            b
-        };
-        send + if root_side { b } else { 0 }
+        rooted(comm, root, sendbuf, || b, |_| b)
     }
 
     /// MPI_Allreduce, MPI_Scan, MPI_Exscan: the contribution and the result.
