@@ -9,12 +9,14 @@ pub mod bins;
 mod calibration;
 mod cells;
 mod job;
+mod matrix;
 mod passive;
 mod vocab;
 
 pub use calibration::*;
 pub use cells::*;
 pub use job::*;
+pub use matrix::*;
 pub use passive::*;
 pub use vocab::*;
 
@@ -42,6 +44,12 @@ pub struct Report {
     /// `loggp refit` redoes the passive section.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<Cell>,
+    /// Point-to-point messages and time per ordered pair of world ranks, sparse (a pair
+    /// that exchanged nothing is absent).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matrix: Vec<MatrixEntry>,
+    /// Whether every message was seen, by an independent counter where there is one.
+    pub coverage: Coverage,
     pub calibration: Calibration,
     pub passive: Vec<Passive>,
     pub thresholds: Vec<Threshold>,

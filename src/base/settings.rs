@@ -343,14 +343,10 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
         }
     }
     if let Some(v) = get("LOGGP_INJECT_FAULT") {
-        match v.as_str() {
-            "comm_translate" | "finalize" | "fortran_missing" => s.inject_fault = Some(v),
-            _ => bad(
-                "LOGGP_INJECT_FAULT",
-                &v,
-                "comm_translate, finalize, fortran_missing",
-                "none".into(),
-            ),
+        const PLACES: [&str; 4] = ["comm_translate", "finalize", "fortran_missing", "hide_send"];
+        match PLACES.contains(&v.as_str()) {
+            true => s.inject_fault = Some(v),
+            false => bad("LOGGP_INJECT_FAULT", &v, &PLACES.join(", "), "none".into()),
         }
     }
     errors.extend(retired);

@@ -10,8 +10,8 @@ use crate::base::mpi::{self, Handle, MPI_Comm};
 use crate::base::runtime::{self, fault, protect, say, Guard};
 use crate::base::{clock, settings};
 use crate::calib::{self, outcome::Outcome};
-use crate::output::{exits, files, report};
-use crate::record::{peers, requests, stats};
+use crate::output::{coverage, exits, files, report};
+use crate::record::{matrix, peers, requests, stats};
 use crate::reduce::{cells, merge};
 use identity::JobInfo;
 use loggp_report::{Mode, PeerClass, Report};
@@ -68,6 +68,14 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64, entered_ns: u
         }
     };
     let job = JOB.get_or_init(|| job);
+    // The matrix before the calibration, whose own messages it counts apart.
+    // Not mapped: the report's `matrix` section says so.
+    let _ = matrix::setup(
+        job.facts.ranks as usize,
+        s.max_threads,
+        settings::inject("hide_send"),
+    );
+    matrix::setup_own(job.facts.ranks as usize);
     exits::install(
         exits::ExitHooks {
             write_partial,
@@ -99,8 +107,10 @@ fn local_fragment(j: &JobInfo, ns_per_tick: f64) -> Report {
     let mut fragment = Report {
         ranks: vec![entry],
         cells,
+        matrix: cells::matrix_fragment(j.rank as u32, ns_per_tick),
         ..Default::default()
     };
+    fragment.coverage.own_traffic = cells::own_traffic(j.rank as u32);
     if let Some(o) = CALIBRATION.get() {
         let (calibration, thresholds) = calib::report::fragment(o, j.rank as u32, ns_per_tick);
         fragment.calibration = calibration;
@@ -134,7 +144,14 @@ pub fn on_finalize(_func: u8, _mode: Mode, call: impl FnOnce() -> c_int) -> c_in
         }
         runtime::set_done();
     }
-    call()
+    let rc = call();
+    // Open MPI's monitoring files are written in its own Finalize: compared now.
+    if let (Some(j), Ok(prefix)) = (JOB.get(), coverage::plan()) {
+        if j.rank == 0 && rc == mpi::success() && runtime::faulted().is_none() {
+            protect(|| coverage::after_mpi_finalize(&j.report_path, &prefix));
+        }
+    }
+    rc
 }
 
 fn finalize_report(j: &JobInfo) {

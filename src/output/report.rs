@@ -76,6 +76,24 @@ pub fn assemble(
     ] {
         sections.insert(done.into(), "done".into());
     }
+    sections.insert(
+        "matrix".into(),
+        if crate::record::matrix::mapped() {
+            "done".into()
+        } else {
+            "none: the matrix was not mapped (MPI_Init not seen, or no memory)".into()
+        },
+    );
+    // Said rather than guessed: what an algorithm sends inside a collective is not seen.
+    sections.insert(
+        "matrix.collectives".into(),
+        "not in the matrix: the messages a collective makes run beneath PMPI; its calls are in `cells` and `ranks[].calls`".into(),
+    );
+    let mut coverage = std::mem::take(&mut fragment.coverage);
+    coverage.status = match super::coverage::plan() {
+        Ok(prefix) => format!("to be compared after MPI_Finalize with Open MPI's monitoring files {prefix}.<rank>.prof"),
+        Err(why) => why,
+    };
     let passive = loggp_model::cells::passive(&fragment.cells);
     let counted = clock::source() != clock::Source::ClockGettime;
     Report {
@@ -112,6 +130,8 @@ pub fn assemble(
         passive,
         ranks: fragment.ranks,
         cells: fragment.cells,
+        matrix: fragment.matrix,
+        coverage,
         calibration,
         thresholds,
         sections,

@@ -1,7 +1,8 @@
 //! The hot path: what each intercepted call records (`hooks`), into fixed-size per-thread
-//! statistics (`stats`), with the live requests (`requests`) and the rank translation of
-//! communicators (`peers`). No lock, allocation, syscall or environment read here.
+//! statistics (`stats`) and the per-peer communication matrix (`matrix`), with the live
+//! requests (`requests`) and the rank translation of communicators (`peers`). No lock, allocation, syscall or environment read here.
 pub mod hooks;
+pub mod matrix;
 pub mod peers;
 pub mod requests;
 pub mod stats;

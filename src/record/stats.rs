@@ -254,6 +254,13 @@ pub fn this_slot() -> Option<Slot> {
     claim_slot()
 }
 
+/// This thread's slot index, if it has claimed one.
+#[inline(always)]
+pub fn slot_index() -> Option<usize> {
+    let idx = SLOT_INDEX.with(|s| s.get());
+    (idx != 0 && idx != usize::MAX).then(|| idx - 1)
+}
+
 #[cold]
 fn claim_slot() -> Option<Slot> {
     let a = arena()?;

@@ -4,6 +4,7 @@
 //! histograms, so rank files recombine exactly and `loggp refit` redoes every estimate.
 use crate::base::clock;
 use crate::base::funcs;
+use crate::record::matrix;
 use crate::record::{requests, stats};
 use loggp_report::bins::{hist_index, hist_mid, HIST_BUCKETS};
 use loggp_report::{merge_cells, Cell, RankEntry, Role};
@@ -153,4 +154,46 @@ pub fn in_progress(ns_per_tick: f64) -> Vec<loggp_report::CallInProgress> {
 /// The rank's clock rate, refined over the run.
 pub fn ns_per_tick() -> f64 {
     clock::ns_per_tick(clock::hz())
+}
+
+/// This rank's part of the communication matrix: its row (what it sent, the time of its
+/// sending calls) and its column (the time of its receiving calls).
+pub fn matrix_fragment(rank: u32, ns_per_tick: f64) -> Vec<loggp_report::MatrixEntry> {
+    let mut out = Vec::new();
+    for t in matrix::totals() {
+        if t.messages > 0 || t.send_ticks > 0 {
+            out.push(loggp_report::MatrixEntry {
+                from: rank,
+                to: t.peer,
+                messages: t.messages,
+                bytes: t.bytes,
+                send_time_ns: t.send_ticks as f64 * ns_per_tick,
+                recv_time_ns: 0.0,
+                persistent_messages: t.persistent_messages,
+                persistent_bytes: t.persistent_bytes,
+            });
+        }
+        if t.recv_ticks > 0 {
+            out.push(loggp_report::MatrixEntry {
+                from: t.peer,
+                to: rank,
+                recv_time_ns: t.recv_ticks as f64 * ns_per_tick,
+                ..Default::default()
+            });
+        }
+    }
+    loggp_report::merge_matrix(&out)
+}
+
+/// loggp's own messages from this rank (calibration), per peer.
+pub fn own_traffic(rank: u32) -> Vec<loggp_report::OwnTraffic> {
+    matrix::own_totals()
+        .into_iter()
+        .map(|(to, messages, bytes)| loggp_report::OwnTraffic {
+            from: rank,
+            to,
+            messages,
+            bytes,
+        })
+        .collect()
 }

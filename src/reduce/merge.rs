@@ -5,7 +5,7 @@
 //! files in the tool (`loggp show dir/`).
 use crate::base::mpi::{self, MPI_Comm};
 use crate::base::runtime;
-use loggp_report::{merge_cells, Report};
+use loggp_report::{merge_cells, merge_matrix, merge_own, OwnTraffic, Report};
 use std::os::raw::c_int;
 
 const MERGE_TAG: c_int = 0x10_66;
@@ -21,6 +21,12 @@ pub fn add(into: &mut Report, from: Report) {
     let mut cells = std::mem::take(&mut into.cells);
     cells.extend(from.cells);
     into.cells = merge_cells(&cells);
+    let mut matrix = std::mem::take(&mut into.matrix);
+    matrix.extend(from.matrix);
+    into.matrix = merge_matrix(&matrix);
+    let mut own = std::mem::take(&mut into.coverage.own_traffic);
+    own.extend(from.coverage.own_traffic);
+    into.coverage.own_traffic = merge_own(own);
 }
 
 /// Merges every rank's fragment over a binomial tree: receive from children rank+1,
@@ -57,8 +63,17 @@ pub(crate) fn over_tree(
         }
         let child = rank + mask;
         if child < size {
-            let merged = receive(comm, child)
-                .and_then(|f| runtime::guarded("merging statistics", || add(&mut fragment, f)));
+            let merged = receive(comm, child).and_then(|(f, n)| {
+                // The child's message is loggp's own traffic: counted here, where its
+                // size is known (the sender's fragment was sealed before it).
+                fragment.coverage.own_traffic.push(OwnTraffic {
+                    from: child as u32,
+                    to: rank as u32,
+                    messages: 1,
+                    bytes: n,
+                });
+                runtime::guarded("merging statistics", || add(&mut fragment, f))
+            });
             if merged.is_none() {
                 fragment.warnings.push(format!(
                     "statistics of rank {child}'s subtree could not be read"
@@ -71,7 +86,7 @@ pub(crate) fn over_tree(
     Some(fragment)
 }
 
-fn receive(comm: MPI_Comm, src: c_int) -> Option<Report> {
+fn receive(comm: MPI_Comm, src: c_int) -> Option<(Report, u64)> {
     // SAFETY: probe, size and receive a byte message on the private communicator.
     unsafe {
         let mut st = mpi::empty_status();
@@ -88,7 +103,9 @@ fn receive(comm: MPI_Comm, src: c_int) -> Option<Report> {
             comm,
             mpi::status_ignore(),
         );
-        serde_json::from_slice(&buf).ok()
+        serde_json::from_slice(&buf)
+            .ok()
+            .map(|r| (r, n.max(0) as u64))
     }
 }
 

@@ -56,6 +56,10 @@ enum Cmd {
         /// Also the passive bins (call durations per size bin)
         #[arg(long)]
         bins: bool,
+        /// Also the communication matrix: per pair of ranks, messages, bytes, and the
+        /// time of the sending and receiving calls
+        #[arg(long)]
+        matrix: bool,
         /// CSV for spreadsheets and pandas: one table with --table, or every table
         /// into a directory with -o
         #[arg(long)]
@@ -193,6 +197,7 @@ fn command(cmd: Cmd) -> Result<i32, String> {
             paths,
             json,
             bins,
+            matrix,
             csv: as_csv,
             table,
             out,
@@ -225,7 +230,7 @@ fn command(cmd: Cmd) -> Result<i32, String> {
                     .map_err(|e| e.to_string())?;
                 println!("{t}");
             } else {
-                print!("{}", show::show(&r, bins));
+                print!("{}", show::show_with(&r, bins, matrix));
             }
             Ok(0)
         }

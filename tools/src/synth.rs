@@ -1,5 +1,5 @@
 //! Reports made from real ones, for benchmarks and edge-case tests.
-use loggp_report::{RankEntry, Report};
+use loggp_report::{MatrixEntry, RankEntry, Report};
 
 /// `r` with `n` ranks: every rank a copy of rank 0 with its own number, a host per 64
 /// ranks, and time in MPI spread over 1–2.6× rank 0's.
@@ -16,6 +16,22 @@ pub fn many_ranks(r: &Report, n: u32) -> Report {
             ..base.clone()
         })
         .collect();
+    // A halo exchange with both neighbours, as rank 0's own matrix row has it (scaled
+    // by rank), where the report has a matrix.
+    if let Some(e) = r.matrix.iter().find(|e| e.messages > 0).cloned() {
+        r.matrix = (0..n)
+            .flat_map(|i| {
+                let e = e.clone();
+                [(i + 1) % n, (i + n - 1) % n].map(move |to| MatrixEntry {
+                    from: i,
+                    to,
+                    bytes: e.bytes * (1 + (i % 5) as u64),
+                    ..e.clone()
+                })
+            })
+            .collect();
+        r.matrix = loggp_report::merge_matrix(&r.matrix);
+    }
     r.job.ranks = n;
     r
 }

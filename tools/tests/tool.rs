@@ -138,6 +138,47 @@ fn show_marks_what_is_not_observed_and_incomplete() {
     assert!(!t.contains("LogGP parameters"), "no empty tables:\n{t}");
 }
 
+/// The demo fixture with a ring's matrix (it was recorded before reports had one).
+fn with_matrix(mut r: Report) -> Report {
+    r.matrix = (0..2)
+        .map(|i| loggp_report::MatrixEntry {
+            from: i,
+            to: 1 - i,
+            messages: 1000,
+            bytes: 3_000_000,
+            send_time_ns: 2e6,
+            recv_time_ns: 3e6,
+            ..Default::default()
+        })
+        .collect();
+    r
+}
+
+/// Issue 24 §3: `show --matrix` lists every pair, the most bytes first; `show --json`
+/// carries it; a 1024-rank job's report with a halo matrix stays far under 20 MB (the
+/// time `show` takes is measured outside the tests).
+#[test]
+fn matrix_is_shown_and_stays_small_at_1024_ranks() {
+    let r = with_matrix(fixture("openmpi_demo"));
+    let t = show::show_with(&r, false, true);
+    assert!(t.contains("communication matrix"), "{t}");
+    assert!(t.contains("2.9 MiB"), "{t}");
+    assert!(!show::show(&r, false).contains("communication matrix"));
+    let v = show::json_view(&r);
+    assert_eq!(v["matrix"].as_array().unwrap().len(), 2);
+    let big = loggp_tools::synth::many_ranks(&r, 1024);
+    assert_eq!(big.matrix.len(), 2048);
+    let text = serde_json::to_vec_pretty(&big).unwrap();
+    assert!(text.len() < 20 << 20, "{} bytes", text.len());
+    if let Ok(dir) = std::env::var("LOGGP_WRITE_SYNTH") {
+        std::fs::write(std::path::Path::new(&dir).join("ranks_1024.json"), &text).unwrap();
+    }
+    let page = loggp_tools::html::page(&big);
+    assert!(page.contains("id=\"matrix.svg\""));
+    // 1024 ranks drawn as 128 blocks of 8.
+    assert!(page.contains("8 ranks per cell"));
+}
+
 #[test]
 fn show_json_is_a_filtered_view() {
     let v = show::json_view(&fixture("openmpi_demo"));

@@ -52,12 +52,15 @@ impl Transport for MpiTransport {
                 _ => mpi::PMPI_Send(buf, n, dt, self.peer, DATA_TAG, self.comm),
             }
         };
+        // Counted for the cross-check with a per-peer counter beneath PMPI (`matrix`).
+        crate::record::matrix::own_sent(self.peer, size as u64);
         rc == mpi::success()
     }
     /// The stop mark: one byte of `STOP_BYTE` on the data tag (every probe message is at
     /// least 1 byte of 0xA5, and a receive of s ≥ 1 bytes takes a shorter message).
     fn send_stop(&mut self) -> bool {
         let mark = [STOP_BYTE];
+        crate::record::matrix::own_sent(self.peer, 1);
         // SAFETY: one byte; private communicator.
         unsafe {
             mpi::PMPI_Send(
@@ -132,6 +135,7 @@ impl MpiControl {
 
 impl Control for MpiControl {
     fn send_words(&mut self, w: &[u64; 4]) -> bool {
+        crate::record::matrix::own_sent(self.peer, 32);
         // SAFETY: four u64 on the private communicator.
         unsafe {
             mpi::PMPI_Send(

@@ -1,6 +1,7 @@
 //! Completion hooks (MPI 4.0 §3.7.3, §3.7.5): each completed request is recorded with
 //! its lifetime, and the completing call under the request's mode when it completed one.
 use super::common::{status_source, timed, visible_status};
+use super::p2p::call_time;
 use crate::base::funcs::{REQ_CANCELLED, REQ_COMPLETED};
 use crate::base::mpi::{self, Handle, MPI_Status};
 use crate::base::runtime::protect;
@@ -23,7 +24,7 @@ fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
     } else {
         requests::remove(bits, false);
     }
-    let mut class = info.class;
+    let (mut class, mut peer) = (info.class, info.peer_world);
     if class == PeerClass::Unknown
         && !st.is_null()
         && matches!(
@@ -31,7 +32,7 @@ fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
             Mode::Recv | Mode::Irecv | Mode::Mrecv | Mode::Sendrecv | Mode::Isendrecv
         )
     {
-        class = classify(mpi::MPI_Comm::from_bits(info.comm_bits), status_source(st)).0;
+        (class, peer) = classify(mpi::MPI_Comm::from_bits(info.comm_bits), status_source(st));
     }
     let mut cancelled = false;
     if info.cancel_requested && !st.is_null() {
@@ -53,7 +54,11 @@ fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
         info.bytes,
         t_done.wrapping_sub(info.start_ticks),
     );
-    Some(Info { class, ..info })
+    Some(Info {
+        class,
+        peer_world: peer,
+        ..info
+    })
 }
 
 /// Records a completion call: under the mode, class and size of the request it completed
@@ -61,7 +66,11 @@ fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
 #[inline(always)]
 fn record_completion_call(func: u8, only: Option<Info>, n_done: usize, ticks: u64) {
     match only {
-        Some(i) if n_done == 1 => record(func, i.mode, i.class, i.bytes, 0, ticks),
+        Some(i) if n_done == 1 => {
+            record(func, i.mode, i.class, i.bytes, 0, ticks);
+            // The completion of one request: its time is its peer's (sent earlier).
+            call_time(i.mode, i.peer_world, None, ticks);
+        }
         _ => record(func, Mode::None, PeerClass::Unknown, 0, 0, ticks),
     }
 }

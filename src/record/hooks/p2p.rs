@@ -5,6 +5,7 @@ use crate::base::clock::now;
 use crate::base::funcs::BURST_GAP;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
 use crate::base::runtime::protect;
+use crate::record::matrix;
 use crate::record::peers::classify;
 use crate::record::requests::{self, Info};
 use crate::record::stats::{record, this_slot};
@@ -42,6 +43,7 @@ pub(crate) fn blocking_send(
     );
     protect(|| {
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
+        matrix::sent(peer, size, t1.wrapping_sub(t0));
         burst(mode, class, peer, size, t0, t1);
     });
     rc
@@ -97,6 +99,12 @@ pub(crate) fn start_nonblocking(
             t1.wrapping_sub(t0),
         );
         track(rc, request, mode, class, peer, size, persistent, t0, comm);
+        call_time(
+            mode,
+            peer,
+            (!persistent).then_some(size),
+            t1.wrapping_sub(t0),
+        );
         if !persistent {
             burst(mode, class, peer, size, t0, t1);
         }
@@ -138,21 +146,47 @@ fn track(
     );
 }
 
-/// Class of the peer of a receive: from its arguments, or from the status for a wildcard.
+/// MPI_Start of a persistent request: a send's message counts, apart as well (see
+/// `matrix::sent_persistent`); a receive's time is receiving time.
 #[inline(always)]
-pub(super) fn recv_class(
+pub(super) fn started_time(mode: Mode, peer: i32, bytes: u64, ticks: u64) {
+    if matches!(mode, Mode::Recv | Mode::Irecv | Mode::Mrecv) {
+        matrix::recv_time(peer, ticks);
+    } else {
+        matrix::sent_persistent(peer, bytes, ticks);
+    }
+}
+
+/// Class and world rank of the peer of a receive: from its arguments, or from the status
+/// for a wildcard.
+#[inline(always)]
+pub(super) fn recv_peer(
     comm: MPI_Comm,
     source: c_int,
     st: *const MPI_Status,
     rc: c_int,
-) -> PeerClass {
+) -> (PeerClass, i32) {
     if source == mpi::any_source() {
         if rc != mpi::success() {
-            return PeerClass::Unknown;
+            return (PeerClass::Unknown, -1);
         }
-        classify(comm, status_source(st)).0
+        classify(comm, status_source(st))
     } else {
-        classify(comm, source).0
+        classify(comm, source)
+    }
+}
+
+/// A point-to-point call's place in the communication matrix: a send that moves a
+/// message (`sent`: its bytes) counts it; any call's time goes to its peer's sending or
+/// receiving time.
+#[inline(always)]
+pub(super) fn call_time(mode: Mode, peer: i32, sent: Option<u64>, ticks: u64) {
+    if matches!(mode, Mode::Recv | Mode::Irecv | Mode::Mrecv) {
+        matrix::recv_time(peer, ticks);
+    } else if let Some(bytes) = sent {
+        matrix::sent(peer, bytes, ticks);
+    } else {
+        matrix::send_time(peer, ticks);
     }
 }
 
@@ -192,12 +226,13 @@ pub(crate) fn blocking_recv(
     });
     let (rc, t0, t1) = timed(func, Some((peer_what(peer), size)), || call(st));
     protect(|| {
-        let class = if wildcard {
-            recv_class(comm, source, st, rc)
+        let (class, peer) = if wildcard {
+            recv_peer(comm, source, st, rc)
         } else {
-            class
+            (class, peer)
         };
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
+        matrix::recv_time(peer, t1.wrapping_sub(t0));
     });
     rc
 }
@@ -224,10 +259,15 @@ pub(crate) fn sendrecv(
     });
     let (rc, t0, t1) = timed(func, Some((waits_on, 0)), call);
     protect(|| {
-        let (class, _) = classify(comm, dest);
+        let (class, peer) = classify(comm, dest);
         let (send, recv) =
             sendrecv_bytes(class, (send_count, send_dt), source, (recv_count, recv_dt));
         record(func, mode, class, send, send + recv, t1.wrapping_sub(t0));
+        // The call is both a sending and a receiving call: its time counts on both.
+        matrix::sent(peer, send, t1.wrapping_sub(t0));
+        if source >= 0 {
+            matrix::recv_time(classify(comm, source).1, t1.wrapping_sub(t0));
+        }
     });
     rc
 }
@@ -260,6 +300,7 @@ pub(crate) fn isendrecv(
         let (send, recv) =
             sendrecv_bytes(class, (send_count, send_dt), source, (recv_count, recv_dt));
         record(func, mode, class, send, send + recv, t1.wrapping_sub(t0));
+        matrix::sent(peer, send, t1.wrapping_sub(t0));
         track(rc, request, mode, class, peer, send, false, t0, comm);
     });
     rc

@@ -1,5 +1,6 @@
 //! Persistent requests and a request's bookkeeping (MPI 4.0 §3.9, §3.7.3): start,
 //! free, cancel; and MPI_Comm_free, watched for the rank-translation cache.
+use super::p2p::started_time;
 use crate::base::clock::now;
 use crate::base::funcs::REQ_FREED;
 use crate::base::mpi::{self, MPI_Comm};
@@ -23,7 +24,10 @@ pub(crate) fn start(func: u8, _mode: Mode, request: u64, call: impl FnOnce() -> 
             None
         };
         match started {
-            Some(i) => record(func, i.mode, i.class, i.bytes, i.bytes, t1.wrapping_sub(t0)),
+            Some(i) => {
+                record(func, i.mode, i.class, i.bytes, i.bytes, t1.wrapping_sub(t0));
+                started_time(i.mode, i.peer_world, i.bytes, t1.wrapping_sub(t0));
+            }
             None => record(
                 func,
                 Mode::None,
@@ -63,6 +67,8 @@ pub(crate) fn startall(
             for i in 0..count.max(0) as usize {
                 if let Some(info) = restart(reqs(i), t0) {
                     bytes += info.bytes;
+                    // Each send it starts is a message; the call's time is not split.
+                    started_time(info.mode, info.peer_world, info.bytes, 0);
                 }
             }
         }

@@ -1,10 +1,11 @@
 //! Probes and matched receives (MPI 4.0 §3.8): a matched message is remembered with its
 //! peer so that MPI_Mrecv/MPI_Imrecv can classify it.
 use super::common::{before, msg_bytes, peer_what, status_source, timed, visible_status};
-use super::p2p::recv_class;
+use super::p2p::recv_peer;
 use crate::base::clock::now;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
 use crate::base::runtime::protect;
+use crate::record::matrix;
 use crate::record::peers::classify;
 use crate::record::requests::{self, Info};
 use crate::record::stats::record;
@@ -33,12 +34,14 @@ pub(crate) fn probe(
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let found = flag.is_null() || unsafe { *flag } != 0;
-        let class = if found {
-            recv_class(comm, source, st, rc)
+        let (class, peer) = if found {
+            recv_peer(comm, source, st, rc)
         } else {
-            classify(comm, source).0
+            classify(comm, source)
         };
         record(func, mode, class, 0, 0, t1.wrapping_sub(t0));
+        // A probe waits on the receiving side: its time is receiving time.
+        matrix::recv_time(peer, t1.wrapping_sub(t0));
     });
     rc
 }
@@ -81,6 +84,7 @@ pub(crate) fn mprobe(
             classify(comm, source)
         };
         record(func, mode, class, 0, 0, t1.wrapping_sub(t0));
+        matrix::recv_time(peer, t1.wrapping_sub(t0));
         if found {
             if let Some(m) = message() {
                 requests::insert(
@@ -135,6 +139,7 @@ pub(crate) fn mrecv(
             msg_bytes(count, dt)
         };
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
+        matrix::recv_time(peer, t1.wrapping_sub(t0));
         if rc == mpi::success() {
             if let Some(req) = request() {
                 requests::insert(

@@ -3,8 +3,9 @@
 //! Table 2), the thresholds, MPI minus raw (bell2003 Fig. 3 as numbers), the model check,
 //! time in MPI per rank, the calls, warnings.
 //!
-//! `params`: the LogGP tables; `job`: the job's own tables.
+//! `params`: the LogGP tables; `job`: the job's own tables; `matrix`: who talks to whom.
 pub mod job;
+pub mod matrix;
 pub mod params;
 
 use crate::table::*;
@@ -80,6 +81,7 @@ pub fn footer(r: &Report) -> Vec<String> {
     if !pending.is_empty() {
         o.push(format!("not in this report: {}", pending.join("; ")));
     }
+    o.extend(matrix::coverage_line(r));
     for w in &r.warnings {
         o.push(format!("warning: {w}"));
     }
@@ -87,9 +89,20 @@ pub fn footer(r: &Report) -> Vec<String> {
 }
 
 pub fn show(r: &Report, with_bins: bool) -> String {
+    show_with(r, with_bins, false)
+}
+
+/// `show`, with the communication matrix (`--matrix`) or without.
+pub fn show_with(r: &Report, with_bins: bool, with_matrix: bool) -> String {
     let mut o: String = header(r).iter().map(|l| format!("{l}\n")).collect();
     for t in tables(r, with_bins) {
         o += &t.text();
+    }
+    if with_matrix {
+        match matrix::matrix_table(r) {
+            Some(t) => o += &t.text(),
+            None => o += "\nno communication matrix in this report\n",
+        }
     }
     let f = footer(r);
     if !f.is_empty() {
@@ -137,6 +150,8 @@ pub fn json_view(r: &Report) -> serde_json::Value {
         "model_check": r.model_check,
         "time_in_mpi_ns": r.ranks.iter().map(|k| serde_json::json!({"rank": k.rank, "host": k.host, "ns": k.time_in_mpi_ns})).collect::<Vec<_>>(),
         "in_progress": r.ranks.iter().flat_map(|k| k.in_progress.iter().map(move |c| serde_json::json!({"rank": k.rank, "call": c}))).collect::<Vec<_>>(),
+        "matrix": r.matrix,
+        "coverage": r.coverage,
         "warnings": r.warnings,
     })
 }
