@@ -62,6 +62,24 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(mpi_large_count)");
     println!("cargo:rustc-check-cfg=cfg(mpi_isendrecv)");
     println!("cargo:rustc-check-cfg=cfg(mpi_persistent_coll)");
+    // Call sites are read from the entry points' frame records: only where every function
+    // keeps one (`.cargo/config.toml` sets the flag; a RUSTFLAGS that drops it turns call
+    // sites off rather than reading a word that is not a return address).
+    println!("cargo:rustc-check-cfg=cfg(loggp_call_sites)");
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+    let rustflags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let frame_pointers = rustflags
+        .split('\x1f')
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|w| w[0] == "-C" && w[1] == "force-frame-pointers=yes")
+        || rustflags
+            .split('\x1f')
+            .any(|f| f == "-Cforce-frame-pointers=yes");
+    let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    if frame_pointers && (arch == "x86_64" || arch == "aarch64") {
+        println!("cargo:rustc-cfg=loggp_call_sites");
+    }
     let mpicc = env::var("MPICC").unwrap_or_else(|_| "mpicc".to_string());
     let flags = mpi_flags(&mpicc);
     let mpi_h = flags

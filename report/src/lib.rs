@@ -11,6 +11,7 @@ mod cells;
 mod job;
 mod matrix;
 mod passive;
+mod sites;
 mod vocab;
 
 pub use calibration::*;
@@ -18,6 +19,7 @@ pub use cells::*;
 pub use job::*;
 pub use matrix::*;
 pub use passive::*;
+pub use sites::*;
 pub use vocab::*;
 
 use serde::{Deserialize, Serialize};
@@ -50,6 +52,9 @@ pub struct Report {
     pub matrix: Vec<MatrixEntry>,
     /// Whether every message was seen, by an independent counter where there is one.
     pub coverage: Coverage,
+    /// Where in the application the MPI calls were made (addresses; `loggp show`
+    /// symbolizes them).
+    pub call_sites: CallSites,
     pub calibration: Calibration,
     pub passive: Vec<Passive>,
     pub thresholds: Vec<Threshold>,

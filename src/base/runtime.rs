@@ -68,7 +68,9 @@ pub fn faulted() -> Option<String> {
 }
 
 thread_local! {
-    static DEPTH: Cell<bool> = const { Cell::new(false) };
+    /// 0 outside an intercepted call; inside one, the application's call site (the
+    /// entry point's return address), or 1 where it is not known.
+    static IN_CALL: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Held while an intercepted call runs; a nested MPI_ call (an MPI implementation calling
@@ -76,21 +78,27 @@ thread_local! {
 pub struct Guard(());
 
 impl Guard {
+    /// Entered from the application's call at `call_site` (0: not known).
     #[inline(always)]
-    pub fn enter() -> Option<Guard> {
+    pub fn enter(call_site: usize) -> Option<Guard> {
         if !ACTIVE.load(Relaxed) {
             return None;
         }
-        Guard::enter_always()
+        Guard::enter_from(call_site)
     }
 
     /// Like `enter`, but also while profiling is off (for the lifecycle calls).
     pub fn enter_always() -> Option<Guard> {
-        DEPTH.with(|d| {
-            if d.get() {
+        Guard::enter_from(0)
+    }
+
+    #[inline(always)]
+    fn enter_from(call_site: usize) -> Option<Guard> {
+        IN_CALL.with(|d| {
+            if d.get() != 0 {
                 None
             } else {
-                d.set(true);
+                d.set(call_site.max(1));
                 Some(Guard(()))
             }
         })
@@ -100,8 +108,50 @@ impl Guard {
 impl Drop for Guard {
     #[inline(always)]
     fn drop(&mut self) {
-        DEPTH.with(|d| d.set(false));
+        IN_CALL.with(|d| d.set(0));
     }
+}
+
+/// The application's call site of the intercepted call this thread is in (0: none known).
+#[inline(always)]
+pub fn call_site() -> usize {
+    IN_CALL.with(|d| d.get()) & !1
+}
+
+/// The return address of the function this expands in: the application's call site when
+/// it expands in an exported MPI entry point (or a function inlined into one). It reads
+/// the frame record the prologue built, so it exists only where the shim is built with
+/// frame pointers (`.cargo/config.toml`; build.rs checks and sets `loggp_call_sites`);
+/// elsewhere it is 0 and the report says call sites were not recorded.
+#[macro_export]
+macro_rules! return_address {
+    () => {{
+        #[cfg(all(loggp_call_sites, target_arch = "x86_64"))]
+        let ra: usize = {
+            let ra: usize;
+            // SAFETY: with frame pointers forced, rbp holds this frame's base, and the
+            // word above it is the return address the call pushed.
+            unsafe {
+                std::arch::asm!("mov {}, qword ptr [rbp + 8]", out(reg) ra,
+                    options(nostack, readonly, preserves_flags));
+            }
+            ra
+        };
+        #[cfg(all(loggp_call_sites, target_arch = "aarch64"))]
+        let ra: usize = {
+            let ra: usize;
+            // SAFETY: with frame pointers forced, x29 holds this frame's record, whose
+            // second word is the saved link register.
+            unsafe {
+                std::arch::asm!("ldr {}, [x29, #8]", out(reg) ra,
+                    options(nostack, readonly, preserves_flags));
+            }
+            ra
+        };
+        #[cfg(not(loggp_call_sites))]
+        let ra: usize = 0;
+        ra
+    }};
 }
 
 /// Runs shim code; a panic stops profiling instead of crossing into the application.
@@ -173,7 +223,7 @@ pub fn say(line: &str) {
 pub fn install_panic_hook() {
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let ours = DEPTH.try_with(|d| d.get()).unwrap_or(false);
+        let ours = IN_CALL.try_with(|d| d.get() != 0).unwrap_or(false);
         if !ours {
             prev(info);
         }

@@ -27,7 +27,7 @@ macro_rules! c_entries {
         $(#[cfg($cfg)])?
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
-            let Some(_guard) = Guard::enter() else {
+            let Some(_guard) = Guard::enter($crate::return_address!()) else {
                 return paste::paste! { [<P $name>]($($arg),*) };
             };
             $hook(Func::$name.id(), Mode::$mode, $($harg),*)

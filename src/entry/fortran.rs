@@ -182,7 +182,9 @@ macro_rules! fortran_entries {
                 }
                 // SAFETY: the MPI's routine of this very signature.
                 let callee: unsafe extern "C" fn($(ptr_ty!($arg),)* P) = std::mem::transmute(f);
-                let Some(_guard) = Guard::enter() else {
+                // Inlined into each exported symbol: its return address is the
+                // application's line.
+                let Some(_guard) = Guard::enter($crate::return_address!()) else {
                     callee($($arg,)* $ierr);
                     return mpi::success();
                 };

@@ -12,7 +12,7 @@ use crate::base::{clock, settings};
 use crate::calib::{self, outcome::Outcome};
 use crate::output::{coverage, exits, files, report};
 use crate::record::{matrix, peers, requests, stats};
-use crate::reduce::{cells, merge};
+use crate::reduce::{cells, merge, sites};
 use identity::JobInfo;
 use loggp_report::{Mode, PeerClass, Report};
 use std::os::raw::c_int;
@@ -76,6 +76,8 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64, entered_ns: u
         settings::inject("hide_send"),
     );
     matrix::setup_own(job.facts.ranks as usize);
+    // Not mapped: the report's `call_sites` says so.
+    let _ = crate::record::sites::setup(s.max_threads);
     exits::install(
         exits::ExitHooks {
             write_partial,
@@ -111,6 +113,7 @@ fn local_fragment(j: &JobInfo, ns_per_tick: f64) -> Report {
         ..Default::default()
     };
     fragment.coverage.own_traffic = cells::own_traffic(j.rank as u32);
+    fragment.call_sites = sites::fragment(ns_per_tick);
     if let Some(o) = CALIBRATION.get() {
         let (calibration, thresholds) = calib::report::fragment(o, j.rank as u32, ns_per_tick);
         fragment.calibration = calibration;

@@ -132,6 +132,7 @@ pub fn assemble(
         cells: fragment.cells,
         matrix: fragment.matrix,
         coverage,
+        call_sites: fragment.call_sites,
         calibration,
         thresholds,
         sections,

@@ -1,8 +1,10 @@
 //! The hot path: what each intercepted call records (`hooks`), into fixed-size per-thread
 //! statistics (`stats`) and the per-peer communication matrix (`matrix`), with the live
-//! requests (`requests`) and the rank translation of communicators (`peers`). No lock, allocation, syscall or environment read here.
+//! requests (`requests`), the call sites (`sites`) and the rank translation of
+//! communicators (`peers`). No lock, allocation, syscall or environment read here.
 pub mod hooks;
 pub mod matrix;
 pub mod peers;
 pub mod requests;
+pub mod sites;
 pub mod stats;

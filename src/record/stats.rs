@@ -156,6 +156,8 @@ pub struct Slot {
     header: *mut SlotHeader,
     cells: *mut StatCell,
     mask: usize,
+    /// Its index in the arena (the thread's row in the other per-slot tables).
+    index: usize,
 }
 
 struct Arena {
@@ -229,6 +231,7 @@ fn slot_at(a: &Arena, i: usize) -> Slot {
         header: base as *mut SlotHeader,
         cells: unsafe { base.add(header_bytes) } as *mut StatCell,
         mask: a.n_cells - 1,
+        index: i,
     }
 }
 
@@ -246,6 +249,7 @@ pub fn this_slot() -> Option<Slot> {
             header: base as *mut SlotHeader,
             cells: unsafe { base.add(header_bytes) } as *mut StatCell,
             mask: ARENA_CELLS.load(Relaxed) - 1,
+            index: idx - 1,
         });
     }
     if idx == usize::MAX {
@@ -353,6 +357,9 @@ impl Slot {
 #[inline(always)]
 pub fn record(func: u8, mode: Mode, class: PeerClass, size: u64, bytes: u64, ticks: u64) {
     let Some(slot) = this_slot() else {
+        if crate::base::funcs::is_function(func) && crate::base::runtime::call_site() != 0 {
+            super::sites::add(None, func, 0, 0, 0);
+        }
         let t = &SHARED_OVERFLOW[func as usize & (MAX_FUNCS - 1)];
         t.count.fetch_add(1, Relaxed);
         t.bytes.fetch_add(bytes, Relaxed);
@@ -362,6 +369,12 @@ pub fn record(func: u8, mode: Mode, class: PeerClass, size: u64, bytes: u64, tic
     if func != BURST_GAP {
         let h = slot.header();
         h.seq.set(h.seq.get().wrapping_add(1));
+    }
+    if crate::base::funcs::is_function(func) {
+        let site = crate::base::runtime::call_site();
+        if site != 0 {
+            super::sites::add(Some(slot.index), func, site, bytes, ticks);
+        }
     }
     let key = make_key(func, mode, class, size_bin(size));
     match slot.find_or_claim(key) {

@@ -5,7 +5,7 @@
 //! files in the tool (`loggp show dir/`).
 use crate::base::mpi::{self, MPI_Comm};
 use crate::base::runtime;
-use loggp_report::{merge_cells, merge_matrix, merge_own, OwnTraffic, Report};
+use loggp_report::{merge_call_sites, merge_cells, merge_matrix, merge_own, OwnTraffic, Report};
 use std::os::raw::c_int;
 
 const MERGE_TAG: c_int = 0x10_66;
@@ -27,6 +27,7 @@ pub fn add(into: &mut Report, from: Report) {
     let mut own = std::mem::take(&mut into.coverage.own_traffic);
     own.extend(from.coverage.own_traffic);
     into.coverage.own_traffic = merge_own(own);
+    merge_call_sites(&mut into.call_sites, from.call_sites);
 }
 
 /// Merges every rank's fragment over a binomial tree: receive from children rank+1,

@@ -148,6 +148,49 @@ macro_rules! coll_rows {
                     => icollective(|| bytes::both(sendbuf, count, datatype), c_req_out(request), || PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request)),
             }
 
+            // Neighbourhood collectives, MPI 4.0 §8.6: bytes by the topology's degrees
+            // (`record::hooks::neighbor`).
+            MPI_Neighbor_allgather { role: Initiates, mode: Collective, entry: guarded,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm)
+                    => collective(|| neighbor::allgather(sendcount, sendtype, recvcount, recvtype, comm), || PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)),
+            }
+            MPI_Neighbor_allgatherv { role: Initiates, mode: Collective, entry: guarded,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm)
+                    => collective(|| neighbor::allgatherv(sendcount, sendtype, recvcounts, recvtype, comm), || PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm)),
+            }
+            MPI_Neighbor_alltoall { role: Initiates, mode: Collective, entry: guarded,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm)
+                    => collective(|| neighbor::alltoall(sendcount, sendtype, recvcount, recvtype, comm), || PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)),
+            }
+            MPI_Neighbor_alltoallv { role: Initiates, mode: Collective, entry: guarded,
+                c: (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm)
+                    => collective(|| neighbor::alltoallv(sendcounts, sendtype, recvcounts, recvtype, comm), || PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm)),
+            }
+            MPI_Neighbor_alltoallw { role: Initiates, mode: Collective, entry: guarded,
+                c: (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const MPI_Aint, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const MPI_Aint, recvtypes: *const MPI_Datatype, comm: MPI_Comm)
+                    => collective(|| neighbor::alltoallw(sendcounts, sendtypes, recvcounts, recvtypes, comm), || PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm)),
+            }
+            MPI_Ineighbor_allgather { role: Initiates, mode: Collective, entry: guarded,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request)
+                    => icollective(|| neighbor::allgather(sendcount, sendtype, recvcount, recvtype, comm), c_req_out(request), || PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request)),
+            }
+            MPI_Ineighbor_allgatherv { role: Initiates, mode: Collective, entry: guarded,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request)
+                    => icollective(|| neighbor::allgatherv(sendcount, sendtype, recvcounts, recvtype, comm), c_req_out(request), || PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request)),
+            }
+            MPI_Ineighbor_alltoall { role: Initiates, mode: Collective, entry: guarded,
+                c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request)
+                    => icollective(|| neighbor::alltoall(sendcount, sendtype, recvcount, recvtype, comm), c_req_out(request), || PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request)),
+            }
+            MPI_Ineighbor_alltoallv { role: Initiates, mode: Collective, entry: guarded,
+                c: (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request)
+                    => icollective(|| neighbor::alltoallv(sendcounts, sendtype, recvcounts, recvtype, comm), c_req_out(request), || PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request)),
+            }
+            MPI_Ineighbor_alltoallw { role: Initiates, mode: Collective, entry: guarded,
+                c: (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const MPI_Aint, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const MPI_Aint, recvtypes: *const MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request)
+                    => icollective(|| neighbor::alltoallw(sendcounts, sendtypes, recvcounts, recvtypes, comm), c_req_out(request), || PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request)),
+            }
+
             // Persistent collectives, MPI 4.0 §6.13 (where mpi.h declares them): the init
             // moves nothing; MPI_Start counts the bytes under mode `collective`.
             MPI_Barrier_init { role: Other, mode: Collective, entry: guarded, cfg: mpi_persistent_coll,

@@ -12,6 +12,7 @@ pub mod access;
 pub mod coll;
 pub mod common;
 pub mod complete;
+pub mod neighbor;
 pub mod p2p;
 pub mod persistent;
 pub mod probe;

@@ -3,10 +3,12 @@
 //! Table 2), the thresholds, MPI minus raw (bell2003 Fig. 3 as numbers), the model check,
 //! time in MPI per rank, the calls, warnings.
 //!
-//! `params`: the LogGP tables; `job`: the job's own tables; `matrix`: who talks to whom.
+//! `params`: the LogGP tables; `job`: the job's own tables; `matrix`: who talks to whom;
+//! `sites`: the call sites, symbolized.
 pub mod job;
 pub mod matrix;
 pub mod params;
+pub mod sites;
 
 use crate::table::*;
 use job::*;
@@ -63,6 +65,7 @@ pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
     v.extend(rank_table(r));
     v.extend(in_progress_table(r));
     v.extend(calls_table(r));
+    v.extend(sites::top_table(r, 10));
     if with_bins {
         v.extend(bins_tables(r));
     }
@@ -150,6 +153,7 @@ pub fn json_view(r: &Report) -> serde_json::Value {
         "model_check": r.model_check,
         "time_in_mpi_ns": r.ranks.iter().map(|k| serde_json::json!({"rank": k.rank, "host": k.host, "ns": k.time_in_mpi_ns})).collect::<Vec<_>>(),
         "in_progress": r.ranks.iter().flat_map(|k| k.in_progress.iter().map(move |c| serde_json::json!({"rank": k.rank, "call": c}))).collect::<Vec<_>>(),
+        "callsites": sites::resolve(r),
         "matrix": r.matrix,
         "coverage": r.coverage,
         "warnings": r.warnings,

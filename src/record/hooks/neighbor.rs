@@ -1,0 +1,110 @@
+//! This rank's send and receive data in the neighbourhood collectives (MPI 4.0 §8.6),
+//! recorded like the other collectives (`coll::collective`, `coll::icollective`): the
+//! buffers hold one block per neighbour of the communicator's virtual topology, so the
+//! bytes follow its in- and out-degree (a Cartesian topology of d dimensions: 2d each,
+//! a graph: the rank's neighbours, a distributed graph: its sources and destinations).
+//! MPI_Neighbor_allgather(v) sends one block, to every out-neighbour.
+use super::common::msg_bytes;
+use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
+use std::os::raw::c_int;
+
+/// (in-degree, out-degree) of this rank in `comm`'s topology; (0, 0) without one.
+fn degrees(comm: MPI_Comm) -> (i64, i64) {
+    let mut kind: c_int = mpi::undefined();
+    // SAFETY: queries of a valid communicator writing ints.
+    unsafe {
+        mpi::PMPI_Topo_test(comm, &mut kind);
+        if kind == mpi::topo_cart() {
+            let mut d: c_int = 0;
+            mpi::PMPI_Cartdim_get(comm, &mut d);
+            (2 * d as i64, 2 * d as i64)
+        } else if kind == mpi::topo_graph() {
+            let (mut rank, mut n): (c_int, c_int) = (0, 0);
+            mpi::PMPI_Comm_rank(comm, &mut rank);
+            mpi::PMPI_Graph_neighbors_count(comm, rank, &mut n);
+            (n as i64, n as i64)
+        } else if kind == mpi::topo_dist_graph() {
+            let (mut i, mut o, mut w): (c_int, c_int, c_int) = (0, 0, 0);
+            mpi::PMPI_Dist_graph_neighbors_count(comm, &mut i, &mut o, &mut w);
+            (i as i64, o as i64)
+        } else {
+            (0, 0)
+        }
+    }
+}
+
+fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
+    if counts.is_null() {
+        return 0;
+    }
+    let size = msg_bytes(1, dt);
+    (0..n.max(0) as usize)
+        // SAFETY: the standard requires one entry per neighbour.
+        .map(|i| unsafe { *counts.add(i) }.max(0) as u64 * size)
+        .sum()
+}
+
+fn sum_w(counts: *const c_int, types: *const MPI_Datatype, n: i64) -> u64 {
+    if counts.is_null() || types.is_null() {
+        return 0;
+    }
+    (0..n.max(0) as usize)
+        // SAFETY: one entry per neighbour in both arrays.
+        .map(|i| unsafe { msg_bytes(*counts.add(i) as i64, *types.add(i)) })
+        .sum()
+}
+
+pub(crate) fn allgather(
+    scount: c_int,
+    stype: MPI_Datatype,
+    rcount: c_int,
+    rtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> u64 {
+    let (indeg, _) = degrees(comm);
+    msg_bytes(scount as i64, stype) + msg_bytes(rcount as i64 * indeg, rtype)
+}
+
+pub(crate) fn allgatherv(
+    scount: c_int,
+    stype: MPI_Datatype,
+    rcounts: *const c_int,
+    rtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> u64 {
+    let (indeg, _) = degrees(comm);
+    msg_bytes(scount as i64, stype) + sum(rcounts, indeg, rtype)
+}
+
+pub(crate) fn alltoall(
+    scount: c_int,
+    stype: MPI_Datatype,
+    rcount: c_int,
+    rtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> u64 {
+    let (indeg, outdeg) = degrees(comm);
+    msg_bytes(scount as i64 * outdeg, stype) + msg_bytes(rcount as i64 * indeg, rtype)
+}
+
+pub(crate) fn alltoallv(
+    scounts: *const c_int,
+    stype: MPI_Datatype,
+    rcounts: *const c_int,
+    rtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> u64 {
+    let (indeg, outdeg) = degrees(comm);
+    sum(scounts, outdeg, stype) + sum(rcounts, indeg, rtype)
+}
+
+pub(crate) fn alltoallw(
+    scounts: *const c_int,
+    stypes: *const MPI_Datatype,
+    rcounts: *const c_int,
+    rtypes: *const MPI_Datatype,
+    comm: MPI_Comm,
+) -> u64 {
+    let (indeg, outdeg) = degrees(comm);
+    sum_w(scounts, stypes, outdeg) + sum_w(rcounts, rtypes, indeg)
+}

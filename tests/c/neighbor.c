@@ -1,0 +1,80 @@
+/* Issue 24 §1: the neighbourhood collectives (MPI 4.0 §8.6), blocking and nonblocking,
+ * on a periodic 1-D Cartesian topology (2 neighbours each way) and on a distributed
+ * graph whose ranks have different in- and out-degrees (edges 0->1, 0->2, 1->2, 2->3,
+ * 3->0). Each call ITER times with 3 MPI_INT per block. Every rank prints, for each
+ * function, "EXPECT <rank> <function> <count> <bytes>" from its own degrees: this rank's
+ * send data (one block for allgather(v), one per out-neighbour otherwise) plus its
+ * receive data (one block per in-neighbour). Run on 4 ranks. */
+#include <mpi.h>
+#include <stdio.h>
+
+#define ITER 3
+#define B 3
+
+static long run(MPI_Comm c, int indeg, int outdeg, long *bytes) {
+    int s[3 * 4 * B] = {0}, r[3 * 4 * B] = {0}, sc[4], rc[4], sd[4], rd[4];
+    MPI_Aint sdw[4], rdw[4];
+    MPI_Datatype st[4], rt[4];
+    for (int i = 0; i < 4; i++) {
+        sc[i] = rc[i] = B;
+        sd[i] = rd[i] = i * B;
+        sdw[i] = rdw[i] = i * B * (MPI_Aint)sizeof(int);
+        st[i] = rt[i] = MPI_INT;
+    }
+    long blk = B * sizeof(int);
+    bytes[0] = blk + blk * indeg;            /* allgather(v) */
+    bytes[1] = blk * outdeg + blk * indeg;   /* alltoall(v,w) */
+    long sum = 0;
+    for (int k = 0; k < ITER; k++) {
+        MPI_Request q[5];
+        MPI_Neighbor_allgather(s, B, MPI_INT, r, B, MPI_INT, c);
+        MPI_Neighbor_allgatherv(s, B, MPI_INT, r, rc, rd, MPI_INT, c);
+        MPI_Neighbor_alltoall(s, B, MPI_INT, r, B, MPI_INT, c);
+        MPI_Neighbor_alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, c);
+        MPI_Neighbor_alltoallw(s, sc, sdw, st, r, rc, rdw, rt, c);
+        MPI_Ineighbor_allgather(s, B, MPI_INT, r, B, MPI_INT, c, &q[0]);
+        MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+        MPI_Ineighbor_allgatherv(s, B, MPI_INT, r, rc, rd, MPI_INT, c, &q[1]);
+        MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+        MPI_Ineighbor_alltoall(s, B, MPI_INT, r, B, MPI_INT, c, &q[2]);
+        MPI_Wait(&q[2], MPI_STATUS_IGNORE);
+        MPI_Ineighbor_alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, c, &q[3]);
+        MPI_Wait(&q[3], MPI_STATUS_IGNORE);
+        MPI_Ineighbor_alltoallw(s, sc, sdw, st, r, rc, rdw, rt, c, &q[4]);
+        MPI_Wait(&q[4], MPI_STATUS_IGNORE);
+        sum += r[0];
+    }
+    return sum;
+}
+
+int main(int argc, char **argv) {
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 4) MPI_Abort(MPI_COMM_WORLD, 2);
+    int dims[1] = {4}, periods[1] = {1};
+    MPI_Comm cart, graph;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    /* Edges 0->1, 0->2, 1->2, 2->3, 3->0. */
+    int srcs[4][2] = {{3}, {0}, {0, 1}, {2}}, nsrc[4] = {1, 1, 2, 1};
+    int dsts[4][2] = {{1, 2}, {2}, {3}, {0}}, ndst[4] = {2, 1, 1, 1};
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nsrc[rank], srcs[rank], MPI_UNWEIGHTED,
+                                   ndst[rank], dsts[rank], MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                   &graph);
+    long a[2], b[2];
+    long sum = run(cart, 2, 2, a) + run(graph, nsrc[rank], ndst[rank], b);
+    const char *names[5] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
+    for (int f = 0; f < 5; f++) {
+        long per = (f < 2 ? a[0] + b[0] : a[1] + b[1]) * ITER;
+        printf("EXPECT %d MPI_Neighbor_%s %d %ld\n", rank, names[f], 2 * ITER, per);
+        printf("EXPECT %d MPI_Ineighbor_%s %d %ld\n", rank, names[f], 2 * ITER, per);
+    }
+    long total = 0;
+    MPI_Reduce(&sum, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) printf("checksum %ld\n", total);
+    MPI_Comm_free(&cart);
+    MPI_Comm_free(&graph);
+    MPI_Finalize();
+    return 0;
+}

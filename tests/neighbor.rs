@@ -1,0 +1,53 @@
+//! Issue 24 §1: the neighbourhood collectives, blocking and nonblocking, on a Cartesian
+//! topology and on a distributed graph whose ranks differ in in- and out-degree
+//! (tests/c/neighbor.c, 4 ranks). Per rank and function the report's count and bytes
+//! must equal what the program computes from its own degrees, on both MPIs, and the
+//! output must be as without the shim.
+mod common;
+use common::*;
+
+fn check(mpi: Mpi) {
+    let what = mpi.name();
+    let dir = scratch(&format!("neighbor_{what}"));
+    let prog = compile(mpi, "neighbor.c", &[]);
+    let sorted = |s: String| {
+        let mut l: Vec<String> = s.lines().map(str::to_string).collect();
+        l.sort();
+        l
+    };
+    let plain = run(mpi, &Run::new(4, false), &prog, &[], &dir);
+    assert!(plain.status.success(), "{what}: {}", stderr(&plain));
+    let report = dir.join("r.json");
+    let r = Run::new(4, true)
+        .env("LOGGP_REPORT", report.to_str().unwrap())
+        .env("LOGGP_CALIBRATE", "off");
+    let o = run(mpi, &r, &prog, &[], &dir);
+    assert!(o.status.success(), "{what}: {}", stderr(&o));
+    assert_eq!(sorted(stdout(&o)), sorted(stdout(&plain)), "{what}: output");
+    let rep = read_report(&report);
+    let mut seen = 0;
+    let mut problems = vec![];
+    for l in stdout(&o).lines().filter(|l| l.starts_with("EXPECT ")) {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let (rank, func): (u32, &str) = (f[1].parse().unwrap(), f[2]);
+        let want: (u64, u64) = (f[3].parse().unwrap(), f[4].parse().unwrap());
+        let k = rep.ranks.iter().find(|k| k.rank == rank).unwrap();
+        let got = k.calls.get(func).map_or((0, 0), |c| (c.count, c.bytes));
+        if got != want {
+            problems.push(format!("rank {rank} {func}: {got:?}, called {want:?}"));
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 40, "{what}: 10 functions × 4 ranks");
+    assert!(problems.is_empty(), "{what}:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn neighbourhood_collectives_openmpi() {
+    check(Mpi::OpenMpi);
+}
+
+#[test]
+fn neighbourhood_collectives_mpich() {
+    check(Mpi::Mpich);
+}
