@@ -47,10 +47,43 @@ fn name(short: &str, nonblocking: bool) -> String {
     }
 }
 
+/// The Fortran program (tests/f/collectives.F90, the C program's calls with the same
+/// arguments) through one binding: `F08` or `USEMPI`.
+fn compile_fortran(mpi: Mpi, binding: &str) -> std::path::PathBuf {
+    let dir = root().join("target/it-bin").join(mpi.name());
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join(format!("collectives_f_{binding}"));
+    let fc = match mpi {
+        Mpi::OpenMpi => "mpifort.openmpi",
+        Mpi::Mpich => "mpif90.mpich",
+    };
+    let o = std::process::Command::new(fc)
+        .args(["-cpp", &format!("-D{binding}"), "-O1", "-o"])
+        .arg(&out)
+        .arg(root().join("tests/f/collectives.F90"))
+        .output()
+        .expect("Fortran compiler wrapper not found: run scripts/setup.sh");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
 fn check(mpi: Mpi) {
-    let what = mpi.name();
+    check_program(mpi, None);
+}
+
+/// `fortran`: the binding of the Fortran program, or None for the C one.
+fn check_program(mpi: Mpi, fortran: Option<&str>) {
+    let what = format!(
+        "{}{}",
+        mpi.name(),
+        fortran.map(|b| format!("_fortran_{b}")).unwrap_or_default()
+    );
+    let what = what.as_str();
     let dir = scratch(&format!("collectives_{what}"));
-    let prog = compile(mpi, "collectives.c", &[]);
+    let prog = match fortran {
+        None => compile(mpi, "collectives.c", &[]),
+        Some(b) => compile_fortran(mpi, b),
+    };
     let plain = run(mpi, &Run::new(4, false), &prog, &[], &dir);
     assert!(plain.status.success(), "{what}: {}", stderr(&plain));
     let report = dir.join("r.json");
@@ -91,7 +124,7 @@ fn check(mpi: Mpi) {
         let persistent = stdout(&o).contains("persistent collectives: yes");
         assert_eq!(
             persistent,
-            mpi == Mpi::Mpich,
+            mpi == Mpi::Mpich && fortran.is_none(),
             "{what}: persistent collectives"
         );
         let waits = 17 * ITER + if persistent { 2 * ITER } else { 0 };
@@ -141,7 +174,11 @@ fn check(mpi: Mpi) {
         .filter(|c| c.function == "request_completed" && c.mode == Mode::Collective)
         .map(|c| c.count)
         .sum();
-    let starts = if mpi == Mpi::Mpich { 2 * ITER } else { 0 };
+    let starts = if mpi == Mpi::Mpich && fortran.is_none() {
+        2 * ITER
+    } else {
+        0
+    };
     assert_eq!(
         completed,
         4 * (17 * ITER + starts),
@@ -174,4 +211,17 @@ fn openmpi_collectives_are_counted_with_their_bytes() {
 #[test]
 fn mpich_collectives_are_counted_with_their_bytes() {
     check(Mpi::Mpich);
+}
+
+/// Issue 24 §1: the same collectives through `use mpi_f08`, and `use mpi`: Open MPI's
+/// Fortran routines call PMPI_ directly, MPICH's f08 routines call PMPI_ inside the
+/// library, so the shim wraps them (the function table's Fortran column); MPICH's
+/// `use mpi` reaches the C symbols.
+#[test]
+fn fortran_collectives_are_counted_with_their_bytes() {
+    for mpi in BOTH {
+        for binding in ["F08", "USEMPI"] {
+            check_program(mpi, Some(binding));
+        }
+    }
 }

@@ -119,6 +119,52 @@ fn fp(p: P) -> *const MPI_Fint {
 fn ip(p: P) -> *mut c_int {
     p as *mut c_int
 }
+/// A choice buffer as the C bytes rules read it: MPI_IN_PLACE where the Fortran caller
+/// passed its MPI_IN_PLACE, else the buffer (only compared, never read). Open MPI's
+/// bindings pass the address of the common block `mpi_fortran_in_place` (by any of its
+/// manglings); MPICH's `use mpi_f08` routines take a descriptor whose base address is
+/// `MPIR_F08_MPI_IN_PLACE`. The addresses are looked up once.
+#[inline(always)]
+fn f_buf(p: P) -> *const c_void {
+    static SENTINELS: [AtomicPtr<c_void>; 4] = [const { AtomicPtr::new(std::ptr::null_mut()) }; 4];
+    static LOOKED_UP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !LOOKED_UP.load(Ordering::Acquire) {
+        #[cfg(mpi_openmpi)]
+        let names: [&[u8]; 4] = [
+            b"mpi_fortran_in_place_\0",
+            b"mpi_fortran_in_place\0",
+            b"mpi_fortran_in_place__\0",
+            b"MPI_FORTRAN_IN_PLACE\0",
+        ];
+        #[cfg(mpi_mpich)]
+        let names: [&[u8]; 1] = [b"MPIR_F08_MPI_IN_PLACE\0"];
+        for (slot, n) in SENTINELS.iter().zip(names) {
+            // SAFETY: a NUL-terminated name; RTLD_DEFAULT is the program's own lookup.
+            let a = unsafe { libc::dlsym(libc::RTLD_DEFAULT, n.as_ptr() as *const _) };
+            slot.store(a, Ordering::Relaxed);
+        }
+        LOOKED_UP.store(true, Ordering::Release);
+    }
+    #[cfg(mpi_openmpi)]
+    let seen = p;
+    #[cfg(mpi_mpich)]
+    // SAFETY: a descriptor (CFI_cdesc_t) starts with its base address.
+    let seen = if p.is_null() {
+        p
+    } else {
+        unsafe { *(p as *const P) }
+    };
+    let in_place = !seen.is_null()
+        && SENTINELS
+            .iter()
+            .any(|s| std::ptr::eq(s.load(Ordering::Relaxed), seen));
+    if in_place {
+        mpi::in_place()
+    } else {
+        p
+    }
+}
+
 /// A 1-based Fortran index as a C one (MPI_UNDEFINED stays).
 #[inline(always)]
 fn index0(p: P) -> c_int {

@@ -169,6 +169,47 @@ fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
         .sum()
 }
 
+/// An array of datatypes as a binding passes it: C handles, or Fortran INTEGER handles
+/// (converted one by one, nothing allocated).
+#[derive(Clone, Copy)]
+pub(crate) enum Types {
+    C(*const MPI_Datatype),
+    F(*const mpi::MPI_Fint),
+}
+
+impl From<*const MPI_Datatype> for Types {
+    fn from(p: *const MPI_Datatype) -> Types {
+        Types::C(p)
+    }
+}
+
+impl Types {
+    fn is_null(self) -> bool {
+        match self {
+            Types::C(p) => p.is_null(),
+            Types::F(p) => p.is_null(),
+        }
+    }
+    /// SAFETY: i is within the array the standard requires.
+    unsafe fn at(self, i: usize) -> MPI_Datatype {
+        match self {
+            Types::C(p) => unsafe { *p.add(i) },
+            Types::F(p) => unsafe { mpi::loggp_type_f2c(*p.add(i)) },
+        }
+    }
+}
+
+/// Σ counts[i] × size(types[i]) over n entries (a null array gives 0).
+pub(crate) fn typed_sum(counts: *const c_int, types: Types, n: i64) -> u64 {
+    if counts.is_null() || types.is_null() {
+        return 0;
+    }
+    (0..n.max(0) as usize)
+        // SAFETY: n entries each, as the standard requires.
+        .map(|i| unsafe { msg_bytes(*counts.add(i) as i64, types.at(i)) })
+        .sum()
+}
+
 fn times(count: impl Into<i64>, n: i64, dt: MPI_Datatype) -> u64 {
     msg_bytes(count.into().saturating_mul(n.max(0)), dt)
 }
@@ -349,27 +390,18 @@ pub(crate) mod bytes {
     pub(crate) fn alltoallw(
         sendbuf: *const c_void,
         scounts: *const c_int,
-        stypes: *const MPI_Datatype,
+        stypes: impl Into<Types>,
         rcounts: *const c_int,
-        rtypes: *const MPI_Datatype,
+        rtypes: impl Into<Types>,
         comm: MPI_Comm,
     ) -> u64 {
         let s = shape(comm);
-        let w = |counts: *const c_int, types: *const MPI_Datatype| -> u64 {
-            if counts.is_null() || types.is_null() {
-                return 0;
-            }
-            (0..s.n as usize)
-                // SAFETY: n entries each, as the standard requires.
-                .map(|i| unsafe { msg_bytes(*counts.add(i) as i64, *types.add(i)) })
-                .sum()
-        };
         let send = if in_place(sendbuf) {
             0
         } else {
-            w(scounts, stypes)
+            typed_sum(scounts, stypes.into(), s.n)
         };
-        send + w(rcounts, rtypes)
+        send + typed_sum(rcounts, rtypes.into(), s.n)
     }
 
     /// MPI_Reduce: every rank's contribution; the root also receives the result.

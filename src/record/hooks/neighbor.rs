@@ -4,6 +4,7 @@
 //! bytes follow its in- and out-degree (a Cartesian topology of d dimensions: 2d each,
 //! a graph: the rank's neighbours, a distributed graph: its sources and destinations).
 //! MPI_Neighbor_allgather(v) sends one block, to every out-neighbour.
+use super::coll::{typed_sum, Types};
 use super::common::msg_bytes;
 use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
 use std::os::raw::c_int;
@@ -41,16 +42,6 @@ fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
     (0..n.max(0) as usize)
         // SAFETY: the standard requires one entry per neighbour.
         .map(|i| unsafe { *counts.add(i) }.max(0) as u64 * size)
-        .sum()
-}
-
-fn sum_w(counts: *const c_int, types: *const MPI_Datatype, n: i64) -> u64 {
-    if counts.is_null() || types.is_null() {
-        return 0;
-    }
-    (0..n.max(0) as usize)
-        // SAFETY: one entry per neighbour in both arrays.
-        .map(|i| unsafe { msg_bytes(*counts.add(i) as i64, *types.add(i)) })
         .sum()
 }
 
@@ -100,11 +91,11 @@ pub(crate) fn alltoallv(
 
 pub(crate) fn alltoallw(
     scounts: *const c_int,
-    stypes: *const MPI_Datatype,
+    stypes: impl Into<Types>,
     rcounts: *const c_int,
-    rtypes: *const MPI_Datatype,
+    rtypes: impl Into<Types>,
     comm: MPI_Comm,
 ) -> u64 {
     let (indeg, outdeg) = degrees(comm);
-    sum_w(scounts, stypes, outdeg) + sum_w(rcounts, rtypes, indeg)
+    typed_sum(scounts, stypes.into(), outdeg) + typed_sum(rcounts, rtypes.into(), indeg)
 }
