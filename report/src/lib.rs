@@ -8,6 +8,7 @@
 pub mod bins;
 mod calibration;
 mod cells;
+mod clocks;
 mod job;
 mod matrix;
 mod passive;
@@ -16,6 +17,7 @@ mod vocab;
 
 pub use calibration::*;
 pub use cells::*;
+pub use clocks::*;
 pub use job::*;
 pub use matrix::*;
 pub use passive::*;
@@ -52,6 +54,8 @@ pub struct Report {
     pub matrix: Vec<MatrixEntry>,
     /// Whether every message was seen, by an independent counter where there is one.
     pub coverage: Coverage,
+    /// Each rank's clock against rank 0's, at MPI_Init and MPI_Finalize.
+    pub clocks: ClockSync,
     /// Where in the application the MPI calls were made (addresses; `loggp show`
     /// symbolizes them).
     pub call_sites: CallSites,

@@ -343,10 +343,10 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
         }
     }
     if let Some(v) = get("LOGGP_INJECT_FAULT") {
-        const PLACES: [&str; 4] = ["comm_translate", "finalize", "fortran_missing", "hide_send"];
-        match PLACES.contains(&v.as_str()) {
+        const PLACES: &str = "comm_translate, finalize, fortran_missing, hide_send, clock_skew";
+        match PLACES.split(", ").any(|p| p == v) {
             true => s.inject_fault = Some(v),
-            false => bad("LOGGP_INJECT_FAULT", &v, &PLACES.join(", "), "none".into()),
+            false => bad("LOGGP_INJECT_FAULT", &v, PLACES, "none".into()),
         }
     }
     errors.extend(retired);

@@ -4,6 +4,7 @@
 //! Whichever way out comes first claims the one transition to "finishing"
 //! (`runtime::begin_finish`), so each rank reports once. The work itself is the stages':
 //! `identity`, `calib`, `reduce`, `output`.
+pub mod clocks;
 pub mod identity;
 
 use crate::base::mpi::{self, Handle, MPI_Comm};
@@ -88,8 +89,10 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64, entered_ns: u
         job.local_pids.clone(),
     );
     if let Some(world) = peers::world() {
-        let outcome = calib::run::run_at_init(mpi::Handle::from_bits(job.priv_comm_bits), world);
+        let comm = mpi::Handle::from_bits(job.priv_comm_bits);
+        let outcome = calib::run::run_at_init(comm, world);
         let _ = CALIBRATION.set(outcome);
+        clocks::at_init(comm, world.rank, world.size);
     }
     runtime::set_running();
     stats::record(func, mode, PeerClass::Unknown, 0, 0, init_ticks);
@@ -160,10 +163,16 @@ pub fn on_finalize(_func: u8, _mode: Mode, call: impl FnOnce() -> c_int) -> c_in
 fn finalize_report(j: &JobInfo) {
     let t0_ns = clock::monotonic_raw_ns();
     let ns_per_tick = cells::ns_per_tick();
+    let comm: MPI_Comm = Handle::from_bits(j.priv_comm_bits);
+    // Before the fragment: its own-traffic count includes the sync's messages.
+    let node_of = peers::world()
+        .map(|w| w.node_of.clone())
+        .unwrap_or_default();
+    let clocks = clocks::at_finalize(comm, j.rank, j.facts.ranks as i32, &node_of);
     let fragment = runtime::guarded("collecting statistics", || local_fragment(j, ns_per_tick))
         .unwrap_or_else(|| fault_fragment(j, "internal error while collecting statistics"));
-    let comm: MPI_Comm = Handle::from_bits(j.priv_comm_bits);
-    if let Some(job) = merge::over_tree(comm, j.rank, j.facts.ranks as i32, fragment) {
+    if let Some(mut job) = merge::over_tree(comm, j.rank, j.facts.ranks as i32, fragment) {
+        job.clocks = clocks.unwrap_or_default();
         runtime::guarded("writing the report", || {
             let ending = report::Ending {
                 complete: true,

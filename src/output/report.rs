@@ -133,6 +133,7 @@ pub fn assemble(
         matrix: fragment.matrix,
         coverage,
         call_sites: fragment.call_sites,
+        clocks: fragment.clocks,
         calibration,
         thresholds,
         sections,

@@ -85,6 +85,7 @@ pub fn footer(r: &Report) -> Vec<String> {
         o.push(format!("not in this report: {}", pending.join("; ")));
     }
     o.extend(matrix::coverage_line(r));
+    o.extend(clock_line(r));
     for w in &r.warnings {
         o.push(format!("warning: {w}"));
     }
@@ -158,4 +159,40 @@ pub fn json_view(r: &Report) -> serde_json::Value {
         "coverage": r.coverage,
         "warnings": r.warnings,
     })
+}
+
+/// The clocks in one line: how many ranks share rank 0's counter, and the largest offset
+/// and drift of the others.
+pub fn clock_line(r: &Report) -> Option<String> {
+    let c = &r.clocks;
+    if c.status.is_empty() {
+        return None;
+    }
+    let shared = c.ranks.iter().filter(|k| k.same_counter_as_rank0).count();
+    let others: Vec<_> = c
+        .ranks
+        .iter()
+        .filter(|k| !k.same_counter_as_rank0)
+        .collect();
+    let mut l = format!(
+        "clocks ({}): {shared} of {} other ranks share rank 0's counter",
+        c.status,
+        c.ranks.len()
+    );
+    if let Some(k) = others.iter().max_by(|a, b| {
+        let off = |k: &&&loggp_report::RankClock| {
+            k.at_finalize.as_ref().map_or(0.0, |o| o.offset_ns.abs())
+        };
+        off(a).total_cmp(&off(b))
+    }) {
+        if let Some(o) = &k.at_finalize {
+            l += &format!(
+                "; largest offset: rank {} at {} ± {}",
+                k.rank,
+                fmt_ns(Some(o.offset_ns)),
+                fmt_ns(Some(o.uncertainty_ns))
+            );
+        }
+    }
+    Some(l)
 }
