@@ -225,3 +225,35 @@ fn fortran_collectives_are_counted_with_their_bytes() {
         }
     }
 }
+
+/// Issue 24 §1: a collective's cell carries its communicator's size (tests/c/comm_sizes.c,
+/// 4 ranks): MPI_Allreduce on the world and on halves of it, MPI_Barrier on
+/// MPI_COMM_SELF, counted apart; a point-to-point cell carries none.
+#[test]
+fn collective_cells_carry_the_communicator_size() {
+    for mpi in BOTH {
+        let r = report_of(
+            mpi,
+            4,
+            "comm_sizes.c",
+            &[("LOGGP_CALIBRATE", "off")],
+            &format!("comm_sizes_{}", mpi.name()),
+        );
+        let count = |f: &str, n: Option<u32>| -> u64 {
+            r.cells
+                .iter()
+                .filter(|c| c.function == f && c.comm_size == n)
+                .map(|c| c.count)
+                .sum()
+        };
+        let what = mpi.name();
+        assert_eq!(count("MPI_Allreduce", Some(4)), 12, "{what}");
+        assert_eq!(count("MPI_Allreduce", Some(2)), 20, "{what}");
+        assert_eq!(count("MPI_Barrier", Some(1)), 8, "{what}");
+        assert!(r
+            .cells
+            .iter()
+            .filter(|c| c.mode != Mode::Collective)
+            .all(|c| c.comm_size.is_none()));
+    }
+}

@@ -39,6 +39,9 @@ pub struct Cell {
     pub peer_class: PeerClass,
     /// The size bin (`bins::size_bin`).
     pub size_bin: u16,
+    /// A collective's communicator size (its local group); none for other calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comm_size: Option<u32>,
     pub count: u64,
     pub bytes: u64,
     pub time_ns: f64,
@@ -50,14 +53,18 @@ pub struct Cell {
     pub hist: Vec<[u64; 2]>,
 }
 
+/// What identifies a cell: function, mode, peer class, size bin, communicator size.
+pub type CellKey = (String, Mode, PeerClass, u16, Option<u32>);
+
 impl Cell {
     /// What identifies a cell: summed with others of the same key.
-    pub fn key(&self) -> (String, Mode, PeerClass, u16) {
+    pub fn key(&self) -> CellKey {
         (
             self.function.clone(),
             self.mode,
             self.peer_class,
             self.size_bin,
+            self.comm_size,
         )
     }
 
@@ -89,7 +96,7 @@ impl Cell {
 /// The sum of cells by key, in key order: the same cells, whatever the order and grouping
 /// of the parts (so rank files merged in any order give the final report's).
 pub fn merge_cells<'a>(parts: impl IntoIterator<Item = &'a Cell>) -> Vec<Cell> {
-    let mut m: BTreeMap<(String, Mode, PeerClass, u16), Cell> = BTreeMap::new();
+    let mut m: BTreeMap<CellKey, Cell> = BTreeMap::new();
     for c in parts {
         m.entry(c.key()).or_default().merge(c);
     }
@@ -107,6 +114,7 @@ mod tests {
             mode: Mode::Send,
             peer_class: PeerClass::IntraNode,
             size_bin: bin,
+            comm_size: None,
             count,
             bytes: count * 8,
             time_ns: count as f64 * 100.0,

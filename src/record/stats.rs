@@ -23,19 +23,29 @@ pub const SCRATCH_HANDLES: usize = 4096;
 /// Longest probe sequence in a cell table before a record counts as overflow.
 const MAX_PROBE: usize = 16;
 
-/// Packs a cell key; bit 31 is always set so that 0 means "empty".
+/// Communicator sizes a cell key holds (24 bits); larger ones share the last value.
+pub const MAX_COMM_SIZE: u32 = (1 << 24) - 1;
+
+/// Packs a cell key; bit 63 is always set so that 0 means "empty". The communicator
+/// size (0: not a collective) sits above the 32 bits of function, mode, class and bin.
 #[inline(always)]
-pub fn make_key(func: u8, mode: Mode, class: PeerClass, bin: u16) -> u32 {
-    (1 << 31) | ((func as u32) << 19) | ((mode as u32) << 15) | ((class as u32) << 12) | bin as u32
+pub fn make_key(func: u8, mode: Mode, class: PeerClass, bin: u16, comm_size: u32) -> u64 {
+    (1 << 63)
+        | ((comm_size.min(MAX_COMM_SIZE) as u64) << 32)
+        | ((func as u64) << 19)
+        | ((mode as u64) << 15)
+        | ((class as u64) << 12)
+        | bin as u64
 }
 
 #[inline]
-pub fn split_key(key: u32) -> (u8, Mode, PeerClass, u16) {
+pub fn split_key(key: u64) -> (u8, Mode, PeerClass, u16, u32) {
     (
         ((key >> 19) & 0xff) as u8,
         Mode::from_u8(((key >> 15) & 0xf) as u8),
         PeerClass::from_u8(((key >> 12) & 0x7) as u8),
         (key & 0xfff) as u16,
+        ((key >> 32) & MAX_COMM_SIZE as u64) as u32,
     )
 }
 
@@ -48,7 +58,7 @@ fn bump(a: &AtomicU64, v: u64) {
 
 #[repr(C)]
 pub struct StatCell {
-    pub key: AtomicU32,
+    pub key: AtomicU64,
     pub count: AtomicU64,
     pub bytes: AtomicU64,
     pub ticks: AtomicU64,
@@ -319,8 +329,8 @@ impl Slot {
     }
 
     #[inline(always)]
-    fn find_or_claim(&self, key: u32) -> Option<&StatCell> {
-        let mut i = (key.wrapping_mul(0x9E37_79B1) >> 7) as usize & self.mask;
+    fn find_or_claim(&self, key: u64) -> Option<&StatCell> {
+        let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & self.mask;
         for _ in 0..MAX_PROBE {
             let c = self.cell(i);
             let k = c.key.load(Relaxed);
@@ -356,6 +366,21 @@ impl Slot {
 /// class, binned by `size`, adding `bytes` and a duration of `ticks`.
 #[inline(always)]
 pub fn record(func: u8, mode: Mode, class: PeerClass, size: u64, bytes: u64, ticks: u64) {
+    record_in(func, mode, class, size, bytes, ticks, 0)
+}
+
+/// [`record`] for a collective on a communicator of `comm_size` processes (a dimension
+/// of its cell).
+#[inline(always)]
+pub fn record_in(
+    func: u8,
+    mode: Mode,
+    class: PeerClass,
+    size: u64,
+    bytes: u64,
+    ticks: u64,
+    comm_size: u32,
+) {
     let Some(slot) = this_slot() else {
         if crate::base::funcs::is_function(func) && crate::base::runtime::call_site() != 0 {
             super::sites::add(None, func, 0, 0, 0);
@@ -376,7 +401,7 @@ pub fn record(func: u8, mode: Mode, class: PeerClass, size: u64, bytes: u64, tic
             super::sites::add(Some(slot.index), func, site, bytes, ticks);
         }
     }
-    let key = make_key(func, mode, class, size_bin(size));
+    let key = make_key(func, mode, class, size_bin(size), comm_size);
     match slot.find_or_claim(key) {
         Some(c) => {
             bump(&c.count, 1);
@@ -431,13 +456,21 @@ mod tests {
 
     #[test]
     fn keys_round_trip() {
-        let k = make_key(37, Mode::Irecv, PeerClass::InterNode, 300);
-        assert_eq!(split_key(k), (37, Mode::Irecv, PeerClass::InterNode, 300));
-        assert_ne!(make_key(0, Mode::None, PeerClass::SelfRank, 0), 0);
-        let k = make_key(250, Mode::Isendrecv, PeerClass::ProcNull, 4095);
+        let k = make_key(37, Mode::Irecv, PeerClass::InterNode, 300, 0);
         assert_eq!(
             split_key(k),
-            (250, Mode::Isendrecv, PeerClass::ProcNull, 4095)
+            (37, Mode::Irecv, PeerClass::InterNode, 300, 0)
+        );
+        assert_ne!(make_key(0, Mode::None, PeerClass::SelfRank, 0, 0), 0);
+        let k = make_key(9, Mode::Collective, PeerClass::Unknown, 7, 1024);
+        assert_eq!(
+            split_key(k),
+            (9, Mode::Collective, PeerClass::Unknown, 7, 1024)
+        );
+        let k = make_key(250, Mode::Isendrecv, PeerClass::ProcNull, 4095, 0);
+        assert_eq!(
+            split_key(k),
+            (250, Mode::Isendrecv, PeerClass::ProcNull, 4095, 0)
         );
     }
 

@@ -36,7 +36,7 @@ pub fn local_cells(ns_per_tick: f64) -> Vec<Cell> {
     let mut cells = Vec::new();
     stats::for_each_slot(|slot| {
         for c in slot.cells() {
-            let (f, mode, class, bin) = stats::split_key(c.key.load(Relaxed));
+            let (f, mode, class, bin, comm_size) = stats::split_key(c.key.load(Relaxed));
             let count = c.count.load(Relaxed);
             if count == 0 {
                 continue;
@@ -54,6 +54,7 @@ pub fn local_cells(ns_per_tick: f64) -> Vec<Cell> {
                 mode,
                 peer_class: class,
                 size_bin: bin,
+                comm_size: (comm_size > 0).then_some(comm_size),
                 count,
                 bytes: c.bytes.load(Relaxed),
                 time_ns: c.ticks.load(Relaxed) as f64 * ns_per_tick,

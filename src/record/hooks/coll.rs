@@ -4,26 +4,44 @@
 //! peer class is `unknown`, so the passive point-to-point model never takes it in.
 //! Nonblocking collectives are tracked from start to completion like point-to-point
 //! requests: the completing Wait or Test counts under mode `collective` too.
-use super::common::{msg_bytes, timed};
+use super::common::{msg_bytes, timed, typed_sum, Types};
 use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
 use crate::base::runtime::protect;
 use crate::record::requests::{self, Info};
-use crate::record::stats::record;
+use crate::record::stats::record_in;
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::{c_int, c_void};
+
+/// The communicator's size (its local group), a dimension of a collective's cell.
+#[inline(always)]
+fn comm_size(comm: MPI_Comm) -> u32 {
+    let mut n: c_int = 0;
+    // SAFETY: writes one int.
+    unsafe { mpi::PMPI_Comm_size(comm, &mut n) };
+    n.max(0) as u32
+}
 
 /// A blocking collective (MPI_Barrier, MPI_Bcast, …). `bytes` runs after the call.
 #[inline(always)]
 pub(crate) fn collective(
     func: u8,
     mode: Mode,
+    comm: MPI_Comm,
     bytes: impl FnOnce() -> u64,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     let (rc, t0, t1) = timed(func, None, call);
     protect(|| {
         let b = bytes();
-        record(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0));
+        record_in(
+            func,
+            mode,
+            PeerClass::Unknown,
+            b,
+            b,
+            t1.wrapping_sub(t0),
+            comm_size(comm),
+        );
     });
     rc
 }
@@ -34,6 +52,7 @@ pub(crate) fn collective(
 pub(crate) fn icollective(
     func: u8,
     mode: Mode,
+    comm: MPI_Comm,
     bytes: impl FnOnce() -> u64,
     request: impl FnOnce() -> Option<u64>,
     call: impl FnOnce() -> c_int,
@@ -41,7 +60,15 @@ pub(crate) fn icollective(
     let (rc, t0, t1) = timed(func, None, call);
     protect(|| {
         let b = bytes();
-        record(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0));
+        record_in(
+            func,
+            mode,
+            PeerClass::Unknown,
+            b,
+            b,
+            t1.wrapping_sub(t0),
+            comm_size(comm),
+        );
         if rc != mpi::success() {
             return;
         }
@@ -74,6 +101,7 @@ pub(crate) fn icollective(
 pub(crate) fn init_collective(
     func: u8,
     mode: Mode,
+    comm: MPI_Comm,
     bytes: impl FnOnce() -> u64,
     request: impl FnOnce() -> Option<u64>,
     call: impl FnOnce() -> c_int,
@@ -81,7 +109,15 @@ pub(crate) fn init_collective(
     let (rc, t0, t1) = timed(func, None, call);
     protect(|| {
         let b = bytes();
-        record(func, mode, PeerClass::Unknown, b, 0, t1.wrapping_sub(t0));
+        record_in(
+            func,
+            mode,
+            PeerClass::Unknown,
+            b,
+            0,
+            t1.wrapping_sub(t0),
+            comm_size(comm),
+        );
         if rc != mpi::success() {
             return;
         }
@@ -166,47 +202,6 @@ fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
     (0..n.max(0) as usize)
         // SAFETY: the standard requires n entries where the array is significant.
         .map(|i| unsafe { *counts.add(i) }.max(0) as u64 * size)
-        .sum()
-}
-
-/// An array of datatypes as a binding passes it: C handles, or Fortran INTEGER handles
-/// (converted one by one, nothing allocated).
-#[derive(Clone, Copy)]
-pub(crate) enum Types {
-    C(*const MPI_Datatype),
-    F(*const mpi::MPI_Fint),
-}
-
-impl From<*const MPI_Datatype> for Types {
-    fn from(p: *const MPI_Datatype) -> Types {
-        Types::C(p)
-    }
-}
-
-impl Types {
-    fn is_null(self) -> bool {
-        match self {
-            Types::C(p) => p.is_null(),
-            Types::F(p) => p.is_null(),
-        }
-    }
-    /// SAFETY: i is within the array the standard requires.
-    unsafe fn at(self, i: usize) -> MPI_Datatype {
-        match self {
-            Types::C(p) => unsafe { *p.add(i) },
-            Types::F(p) => unsafe { mpi::loggp_type_f2c(*p.add(i)) },
-        }
-    }
-}
-
-/// Σ counts[i] × size(types[i]) over n entries (a null array gives 0).
-pub(crate) fn typed_sum(counts: *const c_int, types: Types, n: i64) -> u64 {
-    if counts.is_null() || types.is_null() {
-        return 0;
-    }
-    (0..n.max(0) as usize)
-        // SAFETY: n entries each, as the standard requires.
-        .map(|i| unsafe { msg_bytes(*counts.add(i) as i64, types.at(i)) })
         .sum()
 }
 

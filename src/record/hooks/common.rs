@@ -73,3 +73,44 @@ pub(crate) fn before<T>(default: T, f: impl FnOnce() -> T) -> T {
     protect(|| out = f());
     out
 }
+
+/// An array of datatypes as a binding passes it: C handles, or Fortran INTEGER handles
+/// (converted one by one, nothing allocated).
+#[derive(Clone, Copy)]
+pub(crate) enum Types {
+    C(*const MPI_Datatype),
+    F(*const mpi::MPI_Fint),
+}
+
+impl From<*const MPI_Datatype> for Types {
+    fn from(p: *const MPI_Datatype) -> Types {
+        Types::C(p)
+    }
+}
+
+impl Types {
+    fn is_null(self) -> bool {
+        match self {
+            Types::C(p) => p.is_null(),
+            Types::F(p) => p.is_null(),
+        }
+    }
+    /// SAFETY: i is within the array the standard requires.
+    unsafe fn at(self, i: usize) -> MPI_Datatype {
+        match self {
+            Types::C(p) => unsafe { *p.add(i) },
+            Types::F(p) => unsafe { mpi::loggp_type_f2c(*p.add(i)) },
+        }
+    }
+}
+
+/// Σ counts[i] × size(types[i]) over n entries (a null array gives 0).
+pub(crate) fn typed_sum(counts: *const c_int, types: Types, n: i64) -> u64 {
+    if counts.is_null() || types.is_null() {
+        return 0;
+    }
+    (0..n.max(0) as usize)
+        // SAFETY: n entries each, as the standard requires.
+        .map(|i| unsafe { msg_bytes(*counts.add(i) as i64, types.at(i)) })
+        .sum()
+}

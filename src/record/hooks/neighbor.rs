@@ -4,8 +4,7 @@
 //! bytes follow its in- and out-degree (a Cartesian topology of d dimensions: 2d each,
 //! a graph: the rank's neighbours, a distributed graph: its sources and destinations).
 //! MPI_Neighbor_allgather(v) sends one block, to every out-neighbour.
-use super::coll::{typed_sum, Types};
-use super::common::msg_bytes;
+use super::common::{msg_bytes, typed_sum, Types};
 use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
 use std::os::raw::c_int;
 
