@@ -4,7 +4,7 @@
 //! peer class is `unknown`, so the passive point-to-point model never takes it in.
 //! Nonblocking collectives are tracked from start to completion like point-to-point
 //! requests: the completing Wait or Test counts under mode `collective` too.
-use super::common::{msg_bytes, timed, typed_sum, Types};
+use super::common::{msg_bytes, sum, timed, typed_sum, Types};
 use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
 use crate::base::runtime::protect;
 use crate::record::requests::{self, Info};
@@ -187,22 +187,6 @@ fn idle(s: &Shape, root: c_int) -> bool {
 
 fn in_place(buf: *const c_void) -> bool {
     std::ptr::eq(buf, mpi::in_place())
-}
-
-fn one(dt: MPI_Datatype) -> u64 {
-    msg_bytes(1, dt)
-}
-
-/// Σ counts[i] × size(dt) over n entries (a null array gives 0).
-fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
-    if counts.is_null() {
-        return 0;
-    }
-    let size = one(dt);
-    (0..n.max(0) as usize)
-        // SAFETY: the standard requires n entries where the array is significant.
-        .map(|i| unsafe { *counts.add(i) }.max(0) as u64 * size)
-        .sum()
 }
 
 fn times(count: impl Into<i64>, n: i64, dt: MPI_Datatype) -> u64 {

@@ -114,3 +114,15 @@ pub(crate) fn typed_sum(counts: *const c_int, types: Types, n: i64) -> u64 {
         .map(|i| unsafe { msg_bytes(*counts.add(i) as i64, types.at(i)) })
         .sum()
 }
+
+/// Σ counts[i] × size(dt) over n entries (a null array gives 0): a v-variant's blocks.
+pub(crate) fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
+    if counts.is_null() {
+        return 0;
+    }
+    let size = msg_bytes(1, dt);
+    (0..n.max(0) as usize)
+        // SAFETY: the standard requires n entries where the array is significant.
+        .map(|i| unsafe { *counts.add(i) }.max(0) as u64 * size)
+        .sum()
+}

@@ -4,7 +4,7 @@
 //! bytes follow its in- and out-degree (a Cartesian topology of d dimensions: 2d each,
 //! a graph: the rank's neighbours, a distributed graph: its sources and destinations).
 //! MPI_Neighbor_allgather(v) sends one block, to every out-neighbour.
-use super::common::{msg_bytes, typed_sum, Types};
+use super::common::{msg_bytes, sum, typed_sum, Types};
 use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
 use std::os::raw::c_int;
 
@@ -31,17 +31,6 @@ fn degrees(comm: MPI_Comm) -> (i64, i64) {
             (0, 0)
         }
     }
-}
-
-fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
-    if counts.is_null() {
-        return 0;
-    }
-    let size = msg_bytes(1, dt);
-    (0..n.max(0) as usize)
-        // SAFETY: the standard requires one entry per neighbour.
-        .map(|i| unsafe { *counts.add(i) }.max(0) as u64 * size)
-        .sum()
 }
 
 pub(crate) fn allgather(
