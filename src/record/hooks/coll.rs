@@ -33,15 +33,8 @@ pub(crate) fn collective(
     let (rc, t0, t1) = timed(func, None, call);
     protect(|| {
         let b = bytes();
-        record_in(
-            func,
-            mode,
-            PeerClass::Unknown,
-            b,
-            b,
-            t1.wrapping_sub(t0),
-            comm_size(comm),
-        );
+        let n = comm_size(comm);
+        record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
     });
     rc
 }
@@ -60,37 +53,44 @@ pub(crate) fn icollective(
     let (rc, t0, t1) = timed(func, None, call);
     protect(|| {
         let b = bytes();
-        record_in(
-            func,
-            mode,
-            PeerClass::Unknown,
-            b,
-            b,
-            t1.wrapping_sub(t0),
-            comm_size(comm),
-        );
-        if rc != mpi::success() {
-            return;
-        }
-        if let Some(req) = request() {
-            requests::insert(
-                req,
-                Info {
-                    mode,
-                    class: PeerClass::Unknown,
-                    persistent: false,
-                    active: true,
-                    cancel_requested: false,
-                    message: false,
-                    bytes: b,
-                    peer_world: -1,
-                    start_ticks: t0,
-                    comm_bits: 0,
-                },
-            );
-        }
+        let n = comm_size(comm);
+        record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
+        track(rc, request, mode, b, false, t0);
     });
     rc
+}
+
+/// Follows a collective's request to its completion: a nonblocking one is active from
+/// its start; a persistent one from each MPI_Start.
+#[inline(always)]
+fn track(
+    rc: c_int,
+    request: impl FnOnce() -> Option<u64>,
+    mode: Mode,
+    bytes: u64,
+    persistent: bool,
+    t0: u64,
+) {
+    if rc != mpi::success() {
+        return;
+    }
+    if let Some(req) = request() {
+        requests::insert(
+            req,
+            Info {
+                mode,
+                class: PeerClass::Unknown,
+                persistent,
+                active: !persistent,
+                cancel_requested: false,
+                message: false,
+                bytes,
+                peer_world: -1,
+                start_ticks: t0,
+                comm_bits: 0,
+            },
+        );
+    }
 }
 
 /// A persistent collective's init (MPI 4.0 §6.13, MPI_Allreduce_init, …): it moves
@@ -109,35 +109,9 @@ pub(crate) fn init_collective(
     let (rc, t0, t1) = timed(func, None, call);
     protect(|| {
         let b = bytes();
-        record_in(
-            func,
-            mode,
-            PeerClass::Unknown,
-            b,
-            0,
-            t1.wrapping_sub(t0),
-            comm_size(comm),
-        );
-        if rc != mpi::success() {
-            return;
-        }
-        if let Some(req) = request() {
-            requests::insert(
-                req,
-                Info {
-                    mode,
-                    class: PeerClass::Unknown,
-                    persistent: true,
-                    active: false,
-                    cancel_requested: false,
-                    message: false,
-                    bytes: b,
-                    peer_world: -1,
-                    start_ticks: t0,
-                    comm_bits: 0,
-                },
-            );
-        }
+        let n = comm_size(comm);
+        record_in(func, mode, PeerClass::Unknown, b, 0, t1.wrapping_sub(t0), n);
+        track(rc, request, mode, b, true, t0);
     });
     rc
 }
