@@ -1,8 +1,9 @@
 //! Issue 25 §2: each rank's clock against rank 0's, by ping-pong at MPI_Init and
 //! MPI_Finalize. Ranks of one host share the invariant TSC here: their offsets must be 0
 //! within the measured uncertainty, and the report must say they share the counter. With
-//! rank 1's readings shifted by a known 1 ms (LOGGP_INJECT_FAULT=clock_skew) the offset
-//! must come out as 1 ms within its uncertainty, and rank 1 must not be called shared.
+//! rank 1's readings shifted by a known +5 ms and rank 2's by −5 ms
+//! (LOGGP_INJECT_FAULT=clock_skew) the offsets must come out within their uncertainty
+//! of it, and neither rank may be called shared.
 mod common;
 use common::*;
 
@@ -44,13 +45,21 @@ fn ranks_of_one_host_share_rank_0s_counter() {
 fn a_shifted_clock_is_measured_and_not_called_shared() {
     let r = clocks(Mpi::OpenMpi, true);
     for k in &r.clocks.ranks {
-        let f = k.at_finalize.as_ref().unwrap();
-        if k.rank == 1 {
-            // 1 ms in rank 1's ticks, read back at rank 0's rate (the same counter here).
-            assert!((f.offset_ns - 1e6).abs() <= f.uncertainty_ns + 1e3, "{k:?}");
-            assert!(!k.same_counter_as_rank0, "{k:?}");
-        } else {
-            assert!(k.same_counter_as_rank0, "{k:?}");
+        let want = match k.rank {
+            1 => 5e6,
+            2 => -5e6,
+            _ => 0.0,
+        };
+        for o in [&k.at_init, &k.at_finalize] {
+            let o = o.as_ref().unwrap();
+            // Read back at rank 0's rate (the same counter here), within Cristian's bound:
+            // 4 ranks on 2 cores make round trips of several µs (tests/waits.rs checks
+            // the 2 µs of issue 25 on 2 ranks).
+            assert!(
+                (o.offset_ns - want).abs() <= o.uncertainty_ns + 1e3,
+                "{k:?}"
+            );
         }
+        assert_eq!(k.same_counter_as_rank0, want == 0.0, "{k:?}");
     }
 }

@@ -205,6 +205,19 @@ fn ranks_on_two_hosts_are_inter_node_and_self_is_self() {
         "no pair shares a host: {classes:?}"
     );
     assert_counts(&r, &expected(&stdout(&o)), &["MPI_Init"]);
+    // Issue 25 §2: the two "hosts" share this machine's TSC, so every offset is 0 within
+    // its uncertainty; ranks on the other host are not called shared (a host is a name).
+    for k in &r.clocks.ranks {
+        for o in [&k.at_init, &k.at_finalize] {
+            let o = o.as_ref().expect("both ends");
+            println!(
+                "rank {}: offset {:.0} ns ± {:.0}",
+                k.rank, o.offset_ns, o.uncertainty_ns
+            );
+            assert!(o.offset_ns.abs() <= o.uncertainty_ns, "{k:?}");
+        }
+        assert_eq!(k.same_counter_as_rank0, k.rank % 2 == 0, "{k:?}");
+    }
 }
 
 /// Passive G over TCP (issue 4): the blocking exchange of tests/c/exchange.c between the

@@ -14,6 +14,7 @@ mod matrix;
 mod passive;
 mod sites;
 mod vocab;
+mod waits;
 
 pub use calibration::*;
 pub use cells::*;
@@ -23,6 +24,7 @@ pub use matrix::*;
 pub use passive::*;
 pub use sites::*;
 pub use vocab::*;
+pub use waits::*;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -59,6 +61,12 @@ pub struct Report {
     /// Where in the application the MPI calls were made (addresses; `loggp show`
     /// symbolizes them).
     pub call_sites: CallSites,
+    /// Each rank's time in MPI split into cost and waiting (issue 25).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub time_split: Vec<TimeSplit>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passive_latency: Vec<PassiveLatency>,
+    pub waits: Waits,
     pub calibration: Calibration,
     pub passive: Vec<Passive>,
     pub thresholds: Vec<Threshold>,

@@ -83,5 +83,6 @@ pub fn empty_status() -> MPI_Status {
     let mut st: MPI_Status = unsafe { std::mem::zeroed() };
     // Until a call fills it, its source classifies as unknown, never as rank 0.
     st.MPI_SOURCE = any_source();
+    st.MPI_TAG = any_tag();
     st
 }

@@ -26,6 +26,7 @@ pub struct Sync {
 }
 
 static AT_INIT: OnceLock<Sync> = OnceLock::new();
+static AT_FIN: OnceLock<Sync> = OnceLock::new();
 
 /// Exchanges per rank: 16 up to 256 ranks, fewer beyond so that the sync stays about
 /// 4096 round trips (at least 4 each).
@@ -33,16 +34,25 @@ fn exchanges(size: i32) -> u32 {
     (4096 / size.max(1) as u32).clamp(4, 16)
 }
 
+/// LOGGP_INJECT_FAULT=clock_skew: rank 1's counter reads 5 ms ahead and rank 2's 5 ms
+/// behind (in the sync and in the waits' samples), so that a test can check the offsets
+/// and the split against a known truth.
+pub(crate) fn injected_skew_ticks(rank: i32) -> i64 {
+    let sign = match rank {
+        1 => 1.0,
+        2 => -1.0,
+        _ => return 0,
+    };
+    if !settings::inject("clock_skew") {
+        return 0;
+    }
+    (sign * 5e6 / clock::ns_per_tick(clock::hz())) as i64
+}
+
 /// The ping-pong; every rank calls it. Rank 0 gets the measurement.
 pub(crate) fn sync(comm: MPI_Comm, rank: i32, size: i32) -> Option<Sync> {
     let n = exchanges(size);
-    // LOGGP_INJECT_FAULT=clock_skew: rank 1 reports its counter 1 ms ahead, so that a
-    // test can see the offset measured against a known truth.
-    let skew: u64 = if rank == 1 && settings::inject("clock_skew") {
-        (1e6 / clock::ns_per_tick(clock::hz())) as u64
-    } else {
-        0
-    };
+    let skew = injected_skew_ticks(rank);
     let send = |v: u64, to: c_int| {
         matrix::own_sent(to, 8);
         // SAFETY: one u64 on the private communicator.
@@ -76,7 +86,7 @@ pub(crate) fn sync(comm: MPI_Comm, rank: i32, size: i32) -> Option<Sync> {
     if rank != 0 {
         for _ in 0..n {
             recv(0);
-            send(clock::now().wrapping_add(skew), 0);
+            send(clock::now().wrapping_add_signed(skew), 0);
         }
         return None;
     }
@@ -117,6 +127,7 @@ pub(crate) fn at_finalize(
     node_of: &[u32],
 ) -> Option<ClockSync> {
     let fin = sync(comm, rank, size)?;
+    let _ = AT_FIN.set(fin.clone());
     let ns = clock::ns_per_tick(clock::hz());
     let init = AT_INIT.get();
     let offset = |(off, rtt, n): (i64, u64, u32)| ClockOffset {
@@ -160,4 +171,84 @@ pub(crate) fn at_finalize(
         method: "ping-pong with rank 0 on loggp's private communicator at MPI_Init and MPI_Finalize; per rank the exchange with the shortest round trip; offset = t_rank − (t_send + t_receive)/2 in rank 0's counter ticks at rank 0's rate, ± half that round trip (Cristian)".into(),
         ranks,
     })
+}
+
+/// How one rank turns its counter into rank 0's: the offset measured at each end,
+/// interpolated linearly between them (the drift), and the larger of the two ends'
+/// uncertainties. A rank that shares rank 0's counter (see `at_finalize`) has all zero.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ToRank0 {
+    off_init: i64,
+    at_init: u64,
+    off_fin: i64,
+    at_fin: u64,
+    pub uncertainty_ticks: u64,
+}
+
+impl ToRank0 {
+    /// `t` of this rank's counter in rank 0's.
+    pub fn apply(&self, t: u64) -> u64 {
+        let span = self.at_fin.wrapping_sub(self.at_init) as f64;
+        let off = if span > 0.0 && self.at_fin > self.at_init {
+            let x = (t as f64 - self.off_init as f64 - self.at_init as f64) / span;
+            self.off_init as f64 + (self.off_fin - self.off_init) as f64 * x.clamp(0.0, 1.0)
+        } else {
+            self.off_fin as f64
+        };
+        (t as i128 - off.round() as i128).max(0) as u64
+    }
+}
+
+/// Every rank learns its own conversion from rank 0 (after `at_finalize`; a scatter on
+/// the private communicator, collective on all ranks).
+pub(crate) fn conversions(comm: MPI_Comm, rank: i32, size: i32, node_of: &[u32]) -> ToRank0 {
+    const W: usize = 5;
+    let mut all: Vec<u64> = Vec::new();
+    if rank == 0 {
+        all = vec![0; W * size.max(1) as usize];
+        if let (Some(i), Some(f)) = (AT_INIT.get(), AT_FIN.get()) {
+            for r in 1..size as usize {
+                let (Some(&(oi, ri, _)), Some(&(of, rf, _))) =
+                    (i.ranks.get(r - 1), f.ranks.get(r - 1))
+                else {
+                    continue;
+                };
+                let (ui, uf) = (ri / 2, rf / 2);
+                let shared = node_of.get(r) == node_of.first()
+                    && clock::invariant()
+                    && oi.unsigned_abs() <= ui
+                    && of.unsigned_abs() <= uf;
+                if !shared {
+                    all[r * W..r * W + W].copy_from_slice(&[
+                        oi as u64,
+                        i.at_ticks,
+                        of as u64,
+                        f.at_ticks,
+                        ui.max(uf),
+                    ]);
+                }
+            }
+        }
+    }
+    let mut mine = [0u64; W];
+    // SAFETY: rank 0's buffer holds W words per rank; each receives W.
+    unsafe {
+        mpi::PMPI_Scatter(
+            all.as_ptr() as *const _,
+            W as c_int,
+            mpi::dt_u64(),
+            mine.as_mut_ptr() as *mut _,
+            W as c_int,
+            mpi::dt_u64(),
+            0,
+            comm,
+        )
+    };
+    ToRank0 {
+        off_init: mine[0] as i64,
+        at_init: mine[1],
+        off_fin: mine[2] as i64,
+        at_fin: mine[3],
+        uncertainty_ticks: mine[4],
+    }
 }

@@ -13,7 +13,7 @@ use crate::base::{clock, settings};
 use crate::calib::{self, outcome::Outcome};
 use crate::output::{coverage, exits, files, report};
 use crate::record::{matrix, peers, requests, stats};
-use crate::reduce::{cells, merge, sites};
+use crate::reduce::{cells, merge, sites, waits};
 use identity::JobInfo;
 use loggp_report::{Mode, PeerClass, Report};
 use std::os::raw::c_int;
@@ -79,6 +79,8 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64, entered_ns: u
     matrix::setup_own(job.facts.ranks as usize);
     // Not mapped: the report's `call_sites` says so.
     let _ = crate::record::sites::setup(s.max_threads);
+    // Not mapped: nothing is sampled, and the report's `waits` says so.
+    let _ = crate::record::samples::setup(s.max_threads);
     exits::install(
         exits::ExitHooks {
             write_partial,
@@ -100,7 +102,7 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64, entered_ns: u
 
 /// This rank's fragment of the report: its `ranks[]` entry, its cells, and what its
 /// calibration pairs measured (see `reduce::merge`).
-fn local_fragment(j: &JobInfo, ns_per_tick: f64) -> Report {
+fn local_fragment(j: &JobInfo, ns_per_tick: f64, measured: waits::Measured) -> Report {
     if let Some(reason) = runtime::faulted() {
         return fault_fragment(j, &reason);
     }
@@ -109,7 +111,11 @@ fn local_fragment(j: &JobInfo, ns_per_tick: f64) -> Report {
     }
     let cells = cells::local_cells(ns_per_tick);
     let entry = cells::rank_entry(j.rank as u32, &j.host, &cells, ns_per_tick);
+    let (split, waits, passive_latency) = waits::finish(measured, &entry, ns_per_tick);
     let mut fragment = Report {
+        time_split: vec![split],
+        passive_latency,
+        waits,
         ranks: vec![entry],
         cells,
         matrix: cells::matrix_fragment(j.rank as u32, ns_per_tick),
@@ -168,9 +174,15 @@ fn finalize_report(j: &JobInfo) {
     let node_of = peers::world()
         .map(|w| w.node_of.clone())
         .unwrap_or_default();
-    let clocks = clocks::at_finalize(comm, j.rank, j.facts.ranks as i32, &node_of);
-    let fragment = runtime::guarded("collecting statistics", || local_fragment(j, ns_per_tick))
-        .unwrap_or_else(|| fault_fragment(j, "internal error while collecting statistics"));
+    let size = j.facts.ranks as i32;
+    let clocks = clocks::at_finalize(comm, j.rank, size, &node_of);
+    // The waits' samples, matched between ranks (collective on the private communicator).
+    let conv = clocks::conversions(comm, j.rank, size, &node_of);
+    let measured = waits::exchange(comm, j.rank, size, conv);
+    let fragment = runtime::guarded("collecting statistics", || {
+        local_fragment(j, ns_per_tick, measured)
+    })
+    .unwrap_or_else(|| fault_fragment(j, "internal error while collecting statistics"));
     if let Some(mut job) = merge::over_tree(comm, j.rank, j.facts.ranks as i32, fragment) {
         job.clocks = clocks.unwrap_or_default();
         runtime::guarded("writing the report", || {
@@ -240,7 +252,14 @@ fn write_rank_file(end: &str, interim: bool) {
     let Some(j) = JOB.get() else { return };
     let t0 = std::time::Instant::now();
     let ns_per_tick = cells::ns_per_tick();
-    let mut fragment = local_fragment(j, ns_per_tick);
+    let mut fragment = local_fragment(j, ns_per_tick, Default::default());
+    // The samples are matched between ranks at MPI_Finalize only.
+    fragment.time_split.clear();
+    fragment.passive_latency.clear();
+    fragment.waits = loggp_report::Waits {
+        status: "at MPI_Finalize only: both ends of a message are matched there".into(),
+        ..Default::default()
+    };
     for r in &mut fragment.ranks {
         r.in_progress = cells::in_progress(ns_per_tick);
     }

@@ -134,12 +134,29 @@ pub fn assemble(
         coverage,
         call_sites: fragment.call_sites,
         clocks: fragment.clocks,
+        time_split: sorted_by_rank(fragment.time_split),
+        passive_latency: {
+            let mut l = fragment.passive_latency;
+            l.sort_by_key(|x| x.rank);
+            l
+        },
+        waits: {
+            let mut w = fragment.waits;
+            w.collectives.sort_by_key(|x| x.rank);
+            w.largest.sort_by_key(|x| x.rank);
+            w
+        },
         calibration,
         thresholds,
         sections,
         warnings,
         ..Default::default()
     }
+}
+
+fn sorted_by_rank(mut v: Vec<loggp_report::TimeSplit>) -> Vec<loggp_report::TimeSplit> {
+    v.sort_by_key(|t| t.rank);
+    v
 }
 
 /// Per (peer class, mode) the set and threshold of the first pair that measured it (all

@@ -6,5 +6,6 @@ pub mod hooks;
 pub mod matrix;
 pub mod peers;
 pub mod requests;
+pub mod samples;
 pub mod sites;
 pub mod stats;

@@ -59,6 +59,9 @@ struct CommEntry {
     /// 0 building, otherwise len + 1 once `ranks` is ready.
     ready_len_plus1: AtomicU32,
     ranks: AtomicPtr<i32>,
+    /// Hash of the members' world ranks in communicator order: the same number on every
+    /// member, so that two ranks can name a channel of this communicator alike.
+    group_hash: AtomicU64,
 }
 
 static COMM_TABLE: [CommEntry; COMMS] = [const {
@@ -66,6 +69,7 @@ static COMM_TABLE: [CommEntry; COMMS] = [const {
         key: AtomicU64::new(0),
         ready_len_plus1: AtomicU32::new(0),
         ranks: AtomicPtr::new(std::ptr::null_mut()),
+        group_hash: AtomicU64::new(0),
     }
 }; COMMS];
 static ARENA: AtomicPtr<i32> = AtomicPtr::new(std::ptr::null_mut());
@@ -192,6 +196,8 @@ fn build(w: &World, e: &CommEntry, comm: MPI_Comm, rank: c_int) -> i32 {
             done += m;
         }
         mpi::PMPI_Group_free(&mut g);
+        let members = std::slice::from_raw_parts(out, n);
+        e.group_hash.store(group_hash(members), Relaxed);
         e.ranks.store(out, Relaxed);
         e.ready_len_plus1.store(n as u32 + 1, Release);
         if (rank as usize) < n {
@@ -200,6 +206,45 @@ fn build(w: &World, e: &CommEntry, comm: MPI_Comm, rank: c_int) -> i32 {
             -1
         }
     }
+}
+
+/// MPI_COMM_WORLD's name in [`comm_id`].
+pub const WORLD_ID: u64 = 1;
+
+/// FNV-1a over the members' world ranks (never 0 or [`WORLD_ID`]).
+fn group_hash(members: &[i32]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &r in members {
+        for b in r.to_le_bytes() {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h.max(2)
+}
+
+/// A name for `comm` that every member computes alike: [`WORLD_ID`] for MPI_COMM_WORLD,
+/// otherwise the hash of its members' world ranks in order (0 when not known). Two
+/// communicators with the same members in the same order (a duplicate) share the name;
+/// the waits' matching checks each pair and drops those that do not fit (issue 25).
+/// An intercommunicator is named by its remote group, which differs between its sides,
+/// so its messages are not matched.
+#[inline(always)]
+pub fn comm_id(comm: MPI_Comm) -> u64 {
+    if comm == mpi::comm_world() {
+        return WORLD_ID;
+    }
+    let key = comm.bits().wrapping_add(1);
+    let h = comm_home(key);
+    for i in 0..COMM_WINDOW {
+        let e = &COMM_TABLE[(h + i) % COMMS];
+        if e.key.load(Acquire) == key {
+            if e.ready_len_plus1.load(Acquire) == 0 {
+                return 0;
+            }
+            return e.group_hash.load(Relaxed);
+        }
+    }
+    0
 }
 
 /// Forgets a communicator about to be freed.

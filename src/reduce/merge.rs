@@ -5,7 +5,9 @@
 //! files in the tool (`loggp show dir/`).
 use crate::base::mpi::{self, MPI_Comm};
 use crate::base::runtime;
-use loggp_report::{merge_call_sites, merge_cells, merge_matrix, merge_own, OwnTraffic, Report};
+use loggp_report::{
+    merge_call_sites, merge_cells, merge_matrix, merge_own, merge_waits, OwnTraffic, Report,
+};
 use std::os::raw::c_int;
 
 const MERGE_TAG: c_int = 0x10_66;
@@ -28,6 +30,9 @@ pub fn add(into: &mut Report, from: Report) {
     own.extend(from.coverage.own_traffic);
     into.coverage.own_traffic = merge_own(own);
     merge_call_sites(&mut into.call_sites, from.call_sites);
+    into.time_split.extend(from.time_split);
+    into.passive_latency.extend(from.passive_latency);
+    merge_waits(&mut into.waits, from.waits);
 }
 
 /// Merges every rank's fragment over a binomial tree: receive from children rank+1,

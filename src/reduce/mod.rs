@@ -3,3 +3,4 @@
 pub mod cells;
 pub mod merge;
 pub mod sites;
+pub mod waits;

@@ -101,6 +101,21 @@ fn loaded_objects() -> Vec<Object> {
     v
 }
 
+/// Call-site addresses in their objects' own addresses: (path, build id, address) each,
+/// None where no loaded object holds it (issue 25's largest waits name their call site).
+pub fn locate(addresses: &[u64]) -> Vec<Option<(String, Option<String>, u64)>> {
+    let objects = loaded_objects();
+    addresses
+        .iter()
+        .map(|&a| {
+            let o = objects
+                .iter()
+                .find(|o| a != 0 && o.segments.iter().any(|&(lo, hi)| a >= lo && a < hi))?;
+            Some((o.path.clone(), o.build_id.clone(), a - o.bias))
+        })
+        .collect()
+}
+
 /// This rank's call sites, summed over its threads.
 pub fn fragment(ns_per_tick: f64) -> CallSites {
     if !cfg!(loggp_call_sites) {

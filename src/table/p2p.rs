@@ -31,27 +31,27 @@ macro_rules! p2p_rows {
             // Blocking sends, §3.2.1 and §3.4 (communication modes).
             MPI_Send { role: Initiates, mode: Send, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm)
-                    => blocking_send(count, datatype, dest, comm, || PMPI_Send(buf, count, datatype, dest, tag, comm)),
+                    => blocking_send(count, datatype, dest, tag, comm, || PMPI_Send(buf, count, datatype, dest, tag, comm)),
                 fortran: send ts (buf, count, datatype, dest, tag, comm_)
-                    => blocking_send(int(count), dt(datatype), int(dest), comm(comm_), call),
+                    => blocking_send(int(count), dt(datatype), int(dest), int(tag), comm(comm_), call),
             }
             MPI_Ssend { role: Initiates, mode: Ssend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm)
-                    => blocking_send(count, datatype, dest, comm, || PMPI_Ssend(buf, count, datatype, dest, tag, comm)),
+                    => blocking_send(count, datatype, dest, tag, comm, || PMPI_Ssend(buf, count, datatype, dest, tag, comm)),
                 fortran: ssend ts (buf, count, datatype, dest, tag, comm_)
-                    => blocking_send(int(count), dt(datatype), int(dest), comm(comm_), call),
+                    => blocking_send(int(count), dt(datatype), int(dest), int(tag), comm(comm_), call),
             }
             MPI_Bsend { role: Initiates, mode: Bsend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm)
-                    => blocking_send(count, datatype, dest, comm, || PMPI_Bsend(buf, count, datatype, dest, tag, comm)),
+                    => blocking_send(count, datatype, dest, tag, comm, || PMPI_Bsend(buf, count, datatype, dest, tag, comm)),
                 fortran: bsend ts (buf, count, datatype, dest, tag, comm_)
-                    => blocking_send(int(count), dt(datatype), int(dest), comm(comm_), call),
+                    => blocking_send(int(count), dt(datatype), int(dest), int(tag), comm(comm_), call),
             }
             MPI_Rsend { role: Initiates, mode: Rsend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm)
-                    => blocking_send(count, datatype, dest, comm, || PMPI_Rsend(buf, count, datatype, dest, tag, comm)),
+                    => blocking_send(count, datatype, dest, tag, comm, || PMPI_Rsend(buf, count, datatype, dest, tag, comm)),
                 fortran: rsend ts (buf, count, datatype, dest, tag, comm_)
-                    => blocking_send(int(count), dt(datatype), int(dest), comm(comm_), call),
+                    => blocking_send(int(count), dt(datatype), int(dest), int(tag), comm(comm_), call),
             }
 
             // Nonblocking sends, §3.7.2.
@@ -84,9 +84,9 @@ macro_rules! p2p_rows {
             // unknown until a visible status names it).
             MPI_Recv { role: Initiates, mode: Recv, entry: guarded,
                 c: (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status)
-                    => blocking_recv(count, datatype, source, comm, status, |st| PMPI_Recv(buf, count, datatype, source, tag, comm, st)),
+                    => blocking_recv(count, datatype, source, tag, comm, status, |st| PMPI_Recv(buf, count, datatype, source, tag, comm, st)),
                 fortran: recv ts (buf, count, datatype, source, tag, comm_, status)
-                    => blocking_recv(int(count), dt(datatype), int(source), comm(comm_), no_status(), |_| call()),
+                    => blocking_recv(int(count), dt(datatype), int(source), int(tag), comm(comm_), no_status(), |_| call()),
             }
             MPI_Irecv { role: Initiates, mode: Irecv, entry: guarded,
                 c: (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
@@ -138,18 +138,18 @@ macro_rules! p2p_rows {
                 c: (sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
                     recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
                     comm: MPI_Comm, status: *mut MPI_Status)
-                    => sendrecv(sendcount, sendtype, dest, recvcount, recvtype, source, comm,
+                    => sendrecv(sendcount, sendtype, dest, (sendtag, recvtag), recvcount, recvtype, source, comm,
                         || PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status)),
                 fortran: sendrecv ts (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm_, status)
-                    => sendrecv(int(sendcount), dt(sendtype), int(dest), int(recvcount), dt(recvtype), int(source), comm(comm_), call),
+                    => sendrecv(int(sendcount), dt(sendtype), int(dest), (int(sendtag), int(recvtag)), int(recvcount), dt(recvtype), int(source), comm(comm_), call),
             }
             MPI_Sendrecv_replace { role: Initiates, mode: Sendrecv, entry: guarded,
                 c: (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, sendtag: c_int,
                     source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status)
-                    => sendrecv(count, datatype, dest, count, datatype, source, comm,
+                    => sendrecv(count, datatype, dest, (sendtag, recvtag), count, datatype, source, comm,
                         || PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status)),
                 fortran: sendrecv_replace ts (buf, count, datatype, dest, sendtag, source, recvtag, comm_, status)
-                    => sendrecv(int(count), dt(datatype), int(dest), int(count), dt(datatype), int(source), comm(comm_), call),
+                    => sendrecv(int(count), dt(datatype), int(dest), (int(sendtag), int(recvtag)), int(count), dt(datatype), int(source), comm(comm_), call),
             }
 
             // Persistent requests, §3.9: an init moves nothing; MPI_Start counts the message
@@ -269,19 +269,19 @@ macro_rules! p2p_rows {
             // own names.
             MPI_Send_c { role: Initiates, mode: Send, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm)
-                    => blocking_send(count, datatype, dest, comm, || PMPI_Send_c(buf, count, datatype, dest, tag, comm)),
+                    => blocking_send(count, datatype, dest, tag, comm, || PMPI_Send_c(buf, count, datatype, dest, tag, comm)),
             }
             MPI_Ssend_c { role: Initiates, mode: Ssend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm)
-                    => blocking_send(count, datatype, dest, comm, || PMPI_Ssend_c(buf, count, datatype, dest, tag, comm)),
+                    => blocking_send(count, datatype, dest, tag, comm, || PMPI_Ssend_c(buf, count, datatype, dest, tag, comm)),
             }
             MPI_Bsend_c { role: Initiates, mode: Bsend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm)
-                    => blocking_send(count, datatype, dest, comm, || PMPI_Bsend_c(buf, count, datatype, dest, tag, comm)),
+                    => blocking_send(count, datatype, dest, tag, comm, || PMPI_Bsend_c(buf, count, datatype, dest, tag, comm)),
             }
             MPI_Rsend_c { role: Initiates, mode: Rsend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm)
-                    => blocking_send(count, datatype, dest, comm, || PMPI_Rsend_c(buf, count, datatype, dest, tag, comm)),
+                    => blocking_send(count, datatype, dest, tag, comm, || PMPI_Rsend_c(buf, count, datatype, dest, tag, comm)),
             }
             MPI_Isend_c { role: Initiates, mode: Isend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
@@ -301,7 +301,7 @@ macro_rules! p2p_rows {
             }
             MPI_Recv_c { role: Initiates, mode: Recv, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status)
-                    => blocking_recv(count, datatype, source, comm, status, |st| PMPI_Recv_c(buf, count, datatype, source, tag, comm, st)),
+                    => blocking_recv(count, datatype, source, tag, comm, status, |st| PMPI_Recv_c(buf, count, datatype, source, tag, comm, st)),
             }
             MPI_Irecv_c { role: Initiates, mode: Irecv, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
@@ -319,13 +319,13 @@ macro_rules! p2p_rows {
                 c: (sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int,
                     recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, source: c_int, recvtag: c_int,
                     comm: MPI_Comm, status: *mut MPI_Status)
-                    => sendrecv(sendcount, sendtype, dest, recvcount, recvtype, source, comm,
+                    => sendrecv(sendcount, sendtype, dest, (sendtag, recvtag), recvcount, recvtype, source, comm,
                         || PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status)),
             }
             MPI_Sendrecv_replace_c { role: Initiates, mode: Sendrecv, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, sendtag: c_int,
                     source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status)
-                    => sendrecv(count, datatype, dest, count, datatype, source, comm,
+                    => sendrecv(count, datatype, dest, (sendtag, recvtag), count, datatype, source, comm,
                         || PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status)),
             }
             MPI_Send_init_c { role: Other, mode: Isend, entry: guarded, cfg: mpi_large_count,

@@ -396,6 +396,9 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
             bars("time in MPI per rank", "time in MPI", &b),
         ));
     }
+    if let Some(svg) = crate::show::split::split_svg(r) {
+        out.push(("time_split.svg".into(), svg));
+    }
     if let Some(svg) = crate::show::matrix::heat_map_svg(r) {
         out.push(("matrix.svg".into(), svg));
     }

@@ -7,7 +7,9 @@
 use super::common::{msg_bytes, sum, timed, typed_sum, Types};
 use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
 use crate::base::runtime::protect;
+use crate::record::peers::{classify, comm_id};
 use crate::record::requests::{self, Info};
+use crate::record::samples;
 use crate::record::stats::record_in;
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::{c_int, c_void};
@@ -35,8 +37,23 @@ pub(crate) fn collective(
         let b = bytes();
         let n = comm_size(comm);
         record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
+        if rc == mpi::success() {
+            samples::coll(func, named(comm), n, b, t0, t1);
+        }
     });
     rc
+}
+
+/// The communicator's name as all its members compute it (translated on first use).
+#[inline(always)]
+fn named(comm: MPI_Comm) -> u64 {
+    match comm_id(comm) {
+        0 => {
+            classify(comm, 0);
+            comm_id(comm)
+        }
+        id => id,
+    }
 }
 
 /// A nonblocking collective (MPI_Ibarrier, MPI_Ibcast, …): recorded at its start with its

@@ -37,6 +37,12 @@ pub(crate) fn status_source(st: *const MPI_Status) -> c_int {
     unsafe { (*st).MPI_SOURCE }
 }
 
+#[inline(always)]
+pub(crate) fn status_tag(st: *const MPI_Status) -> c_int {
+    // SAFETY: as for `status_source` (the shim's own status says MPI_ANY_TAG until filled).
+    unsafe { (*st).MPI_TAG }
+}
+
 /// The in-progress record's peer: world rank + 1, 0 when not known.
 #[inline(always)]
 pub(crate) fn peer_what(peer: i32) -> u64 {

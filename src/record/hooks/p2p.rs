@@ -1,25 +1,30 @@
 //! Point-to-point hooks: blocking and nonblocking sends and receives, persistent inits,
 //! send-receive (MPI 4.0 §3.2–3.10).
-use super::common::{before, msg_bytes, peer_what, status_source, timed, visible_status};
+use super::common::{
+    before, msg_bytes, peer_what, status_source, status_tag, timed, visible_status,
+};
 use crate::base::clock::now;
 use crate::base::funcs::BURST_GAP;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
 use crate::base::runtime::protect;
 use crate::record::matrix;
-use crate::record::peers::classify;
+use crate::record::peers::{classify, comm_id, world};
 use crate::record::requests::{self, Info};
+use crate::record::samples::{self, SIDE_RECV, SIDE_SEND};
 use crate::record::stats::{record, this_slot};
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
 
 /// MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend (MPI 4.0 §3.2.1, §3.4).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn blocking_send(
     func: u8,
     mode: Mode,
     count: impl Into<i64>,
     dt: MPI_Datatype,
     dest: c_int,
+    tag: c_int,
     comm: MPI_Comm,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
@@ -45,8 +50,41 @@ pub(crate) fn blocking_send(
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
         matrix::sent(peer, size, t1.wrapping_sub(t0));
         burst(mode, class, peer, size, t0, t1);
+        sample(SIDE_SEND, func, class, comm, peer, tag, size, [t0, t0, t1]);
     });
     rc
+}
+
+/// One end of a blocking message for the waits' deterministic sample (issue 25):
+/// `times` = start (post), wait, end.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn sample(
+    side: u64,
+    func: u8,
+    class: PeerClass,
+    comm: MPI_Comm,
+    peer: i32,
+    tag: c_int,
+    size: u64,
+    times: [u64; 3],
+) {
+    if peer < 0 {
+        return;
+    }
+    if let Some(w) = world() {
+        samples::p2p(
+            side,
+            w.rank,
+            peer,
+            comm_id(comm),
+            tag,
+            func,
+            class as u8,
+            size,
+            times,
+        );
+    }
 }
 
 /// Back-to-back sends to one peer: their start spacing, for the passive g.
@@ -199,13 +237,15 @@ pub(crate) fn blocking_recv(
     count: impl Into<i64>,
     dt: MPI_Datatype,
     source: c_int,
+    tag: c_int,
     comm: MPI_Comm,
     status: *mut MPI_Status,
     call: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
     let count: i64 = count.into();
     let mut local = mpi::empty_status();
-    let st = if source == mpi::any_source() {
+    let any_tag = tag == mpi::any_tag();
+    let st = if source == mpi::any_source() || any_tag {
         visible_status(status, &mut local)
     } else {
         status
@@ -233,6 +273,10 @@ pub(crate) fn blocking_recv(
         };
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
         matrix::recv_time(peer, t1.wrapping_sub(t0));
+        if rc == mpi::success() {
+            let tag = if any_tag { status_tag(st) } else { tag };
+            sample(SIDE_RECV, func, class, comm, peer, tag, size, [t0, t0, t1]);
+        }
     });
     rc
 }
@@ -247,6 +291,7 @@ pub(crate) fn sendrecv(
     send_count: impl Into<i64>,
     send_dt: MPI_Datatype,
     dest: c_int,
+    tags: (c_int, c_int),
     recv_count: impl Into<i64>,
     recv_dt: MPI_Datatype,
     source: c_int,
@@ -265,8 +310,31 @@ pub(crate) fn sendrecv(
         record(func, mode, class, send, send + recv, t1.wrapping_sub(t0));
         // The call is both a sending and a receiving call: its time counts on both.
         matrix::sent(peer, send, t1.wrapping_sub(t0));
+        sample(
+            SIDE_SEND,
+            func,
+            class,
+            comm,
+            peer,
+            tags.0,
+            send,
+            [t0, t0, t1],
+        );
         if source >= 0 {
-            matrix::recv_time(classify(comm, source).1, t1.wrapping_sub(t0));
+            let (rclass, rpeer) = classify(comm, source);
+            matrix::recv_time(rpeer, t1.wrapping_sub(t0));
+            if rc == mpi::success() {
+                sample(
+                    SIDE_RECV,
+                    func,
+                    rclass,
+                    comm,
+                    rpeer,
+                    tags.1,
+                    recv,
+                    [t0, t0, t1],
+                );
+            }
         }
     });
     rc

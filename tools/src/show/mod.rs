@@ -4,11 +4,12 @@
 //! time in MPI per rank, the calls, warnings.
 //!
 //! `params`: the LogGP tables; `job`: the job's own tables; `matrix`: who talks to whom;
-//! `sites`: the call sites, symbolized.
+//! `sites`: the call sites, symbolized; `split`: where each rank's MPI time goes.
 pub mod job;
 pub mod matrix;
 pub mod params;
 pub mod sites;
+pub mod split;
 
 use crate::table::*;
 use job::*;
@@ -63,6 +64,10 @@ pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
     v.extend(model_check_table(r));
     v.extend(crate::advise::tables(r));
     v.extend(rank_table(r));
+    v.extend(split::split_table(r));
+    v.extend(split::largest_waits_table(r, 10));
+    v.extend(split::collectives_table(r));
+    v.extend(split::latency_table(r));
     v.extend(in_progress_table(r));
     v.extend(calls_table(r));
     v.extend(sites::top_table(r, 10));
@@ -157,6 +162,9 @@ pub fn json_view(r: &Report) -> serde_json::Value {
         "callsites": sites::resolve(r),
         "matrix": r.matrix,
         "coverage": r.coverage,
+        "time_split": r.time_split,
+        "passive_latency": r.passive_latency,
+        "waits": r.waits,
         "warnings": r.warnings,
     })
 }

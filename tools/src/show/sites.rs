@@ -135,6 +135,30 @@ pub fn resolve(r: &Report) -> Vec<Resolved> {
     out
 }
 
+/// One address of an object, as a table shows it: `file:line (function)` where the
+/// object's DWARF says, else `object+0xaddress`.
+pub fn symbolize(path: &str, build_id: Option<&str>, address: u64) -> String {
+    let short = path.rsplit('/').next().unwrap_or(path);
+    let fallback = format!("{short}+{address:#x}");
+    let o = open(path, build_id);
+    let Some(l) = &o.loader else { return fallback };
+    let probe = address.saturating_sub(1);
+    let symbol = l
+        .find_symbol(probe)
+        .map(|n| addr2line::demangle_auto(n.into(), None).into_owned());
+    match l.find_location(probe) {
+        Ok(Some(loc)) if loc.line.is_some() => format!(
+            "{}:{}{}",
+            loc.file.unwrap_or("?").rsplit('/').next().unwrap_or("?"),
+            loc.line.unwrap_or(0),
+            symbol.map(|s| format!(" ({s})")).unwrap_or_default()
+        ),
+        _ => symbol
+            .map(|s| format!("{fallback} ({s})"))
+            .unwrap_or(fallback),
+    }
+}
+
 /// The top call sites by time, as mpiP lists them.
 pub fn top_table(r: &Report, n: usize) -> Option<Table> {
     let sites = resolve(r);

@@ -1,0 +1,150 @@
+//! Where a job's MPI time goes (issue 25): each rank's time in MPI split into the cost of
+//! its messages and collectives and the time it waited for a partner, from a
+//! deterministic sample of messages matched between their two ends on clocks aligned to
+//! rank 0's (`clocks`).
+//!
+//! The wait patterns follow Scalasca's definitions (Geimer et al., "The Scalasca
+//! performance toolset architecture", 2010):
+//! - late sender: a blocking receive waits from its entry until the matching send
+//!   enters;
+//! - late receiver: a blocking send that was still in progress when the matching
+//!   receive was posted waited from its entry until that post;
+//! - arrival wait of a collective: from this rank's entry to the last member's entry;
+//!   the rest of the call, from the last entry to this rank's exit, is its cost.
+use serde::{Deserialize, Serialize};
+
+/// One rank's time in MPI, split. `cost_ns + late_sender_ns + late_receiver_ns +
+/// collective_wait_ns + collective_cost_ns + other_ns = time_in_mpi_ns`.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct TimeSplit {
+    pub rank: u32,
+    pub time_in_mpi_ns: f64,
+    /// Time in the blocking point-to-point calls the split covers (MPI_Send, Ssend,
+    /// Bsend, Rsend, Recv, Sendrecv, Sendrecv_replace), measured for every call.
+    pub message_calls_ns: f64,
+    /// The part of `message_calls_ns` that was not waiting: the messages' transfer cost.
+    pub cost_ns: f64,
+    pub late_sender_ns: f64,
+    pub late_receiver_ns: f64,
+    /// Time in blocking collectives, measured for every call.
+    pub collective_calls_ns: f64,
+    pub collective_wait_ns: f64,
+    pub collective_cost_ns: f64,
+    /// Every other MPI call: MPI_Init and MPI_Finalize (with loggp's calibration),
+    /// nonblocking and persistent calls and their completions, probes, and the rest.
+    pub other_ns: f64,
+    /// 95 % intervals `[lo, hi]`: sampling (ratio estimator, finite-population
+    /// corrected) and the clocks' uncertainty together.
+    pub cost_ns_ci: Option<[f64; 2]>,
+    pub late_sender_ns_ci: Option<[f64; 2]>,
+    pub late_receiver_ns_ci: Option<[f64; 2]>,
+    pub collective_wait_ns_ci: Option<[f64; 2]>,
+    pub collective_cost_ns_ci: Option<[f64; 2]>,
+    /// Messages of this rank's blocking calls kept by the sampling rule, those whose
+    /// other end was found and consistent, and the messages they stand for.
+    pub sampled_messages: u64,
+    pub matched_messages: u64,
+    pub messages_represented: u64,
+    /// The same for blocking collective calls.
+    pub sampled_collectives: u64,
+    pub matched_collectives: u64,
+    /// Σ stride × duration over the kept messages: the sample's own estimate of
+    /// `message_calls_ns`, a check of the scaling.
+    pub sampled_estimate_ns: f64,
+    /// This rank's clock uncertainty against rank 0's (0 when it shares the counter).
+    pub clock_uncertainty_ns: f64,
+}
+
+/// Per (rank, collective, communicator size, size bin): the mean arrival wait and cost
+/// of one call, over the matched samples.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct CollectiveSplit {
+    pub rank: u32,
+    pub function: String,
+    pub comm_size: u32,
+    pub size_lo_bytes: u64,
+    pub size_hi_bytes: u64,
+    pub calls_matched: u64,
+    pub arrival_wait_ns: f64,
+    pub arrival_wait_ns_ci: Option<[f64; 2]>,
+    pub cost_ns: f64,
+    pub cost_ns_ci: Option<[f64; 2]>,
+}
+
+/// End-to-end latency of messages whose receiver was already waiting: from the send's
+/// entry to the receive's exit, per receiving rank, peer class and size bin.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct PassiveLatency {
+    pub rank: u32,
+    pub peer_class: crate::PeerClass,
+    pub size_lo_bytes: u64,
+    pub size_hi_bytes: u64,
+    pub pairs: u64,
+    pub median_ns: f64,
+    /// Order-statistic 95 % interval of the median, widened by the clocks' uncertainty.
+    pub median_ns_ci: Option<[f64; 2]>,
+}
+
+/// One of the largest waits: a rank waiting on one peer, in one kind, function and
+/// size bin, scaled to all its calls.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct WaitEntry {
+    pub rank: u32,
+    pub peer: u32,
+    /// "late_sender" or "late_receiver".
+    pub kind: String,
+    pub function: String,
+    pub size_lo_bytes: u64,
+    pub size_hi_bytes: u64,
+    pub messages_matched: u64,
+    pub wait_ns: f64,
+    /// The call site of the waiting calls: its object, that object's build id and the return address in the object's own
+    /// addresses; `loggp show` symbolizes it like `call_sites`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<u64>,
+}
+
+/// How the split was made, the collectives' split and the largest waits.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct Waits {
+    /// "done", or why not.
+    pub status: String,
+    pub method: String,
+    /// Samples lost to the full buffer and messages not numbered (channel table full),
+    /// over all ranks.
+    pub samples_dropped: u64,
+    pub messages_unnumbered: u64,
+    /// Matched pairs dropped because the two ends did not fit (size, or a receive that
+    /// ended before its send began beyond the clocks' uncertainty).
+    pub pairs_inconsistent: u64,
+    pub collectives: Vec<CollectiveSplit>,
+    /// Up to 5 per rank, the largest first.
+    pub largest: Vec<WaitEntry>,
+}
+
+/// Adds another rank's (or subtree's) waits to `into`: rows are per rank, counters add.
+pub fn merge_waits(into: &mut Waits, from: Waits) {
+    if into.status.is_empty() {
+        into.status = from.status;
+        into.method = from.method;
+    }
+    into.samples_dropped += from.samples_dropped;
+    into.messages_unnumbered += from.messages_unnumbered;
+    into.pairs_inconsistent += from.pairs_inconsistent;
+    into.collectives.extend(from.collectives);
+    into.largest.extend(from.largest);
+}

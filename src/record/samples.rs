@@ -1,0 +1,309 @@
+//! Deterministic message sampling (issue 25 §1): both ends of a message keep the same
+//! messages without talking to each other.
+//!
+//! A point-to-point message is named by its channel (sender and receiver world ranks,
+//! communicator, tag) and its sequence number k on that channel: by MPI's non-overtaking
+//! rule (MPI 4.0 §3.5) the k-th send on a channel is matched by the k-th receive on it.
+//! The receiver takes source and tag from the status, so wildcards number alike. A
+//! blocking collective is named by its communicator and function and its sequence number
+//! there, the same call on every member (MPI 4.0 §6.12: collectives are called in the
+//! same order by all members).
+//!
+//! Which k are kept is a fixed rule, so both ends agree: every message up to 64 on a
+//! channel, then every 2nd up to 128, every 4th up to 256, … (32 per doubling). A kept
+//! message stands for `stride` messages, its weight when scaling to all calls. A channel
+//! of 10^7 messages keeps about 640.
+//!
+//! Memory: a fixed buffer of [`P2P_CAP`] point-to-point and [`COLL_CAP`] collective
+//! samples (3.84 MiB together) whatever the job's length; when it is full, later samples
+//! are counted as dropped and the report says so. The channel counters are a table of
+//! [`CHANNELS`] per thread slot (16 KiB each, touched by threads that send), written
+//! only by their own thread: plain loads and stores on the hot path.
+use crate::base::runtime::map_zeroed;
+use crate::record::stats::slot_index;
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
+
+pub const P2P_CAP: usize = 45_056;
+pub const COLL_CAP: usize = 16_384;
+pub const CHANNELS: usize = 1024;
+const PROBE: usize = 8;
+/// Messages kept without thinning on every channel.
+const KEEP_ALL: u64 = 64;
+
+/// Words of a point-to-point sample.
+pub const P2P_WORDS: usize = 9;
+/// Words of a collective sample.
+pub const COLL_WORDS: usize = 6;
+
+/// One end of a sampled message, as exchanged at MPI_Finalize: `[channel, seq, bytes,
+/// start, wait, end, meta, peer, call site]`. Sender: start = wait = the send call's entry, end its
+/// exit. Receiver: start = the receive's post, wait = the entry of the call that waited
+/// for it, end = its completion. `meta` = stride | side << 32 | class << 40 | func << 48.
+pub type P2p = [u64; P2P_WORDS];
+/// A sampled collective call: `[key, seq, entry, exit, stride | comm_size << 32,
+/// bytes | func << 56]`.
+pub type Coll = [u64; COLL_WORDS];
+
+pub const SIDE_SEND: u64 = 0;
+pub const SIDE_RECV: u64 = 1;
+
+static P2P: AtomicPtr<AtomicU64> = AtomicPtr::new(std::ptr::null_mut());
+static COLL: AtomicPtr<AtomicU64> = AtomicPtr::new(std::ptr::null_mut());
+static P2P_USED: AtomicUsize = AtomicUsize::new(0);
+static COLL_USED: AtomicUsize = AtomicUsize::new(0);
+static DROPPED: AtomicU64 = AtomicU64::new(0);
+static UNCOUNTED: AtomicU64 = AtomicU64::new(0);
+/// Per thread slot: CHANNELS × [key, next seq].
+static CHAN: AtomicPtr<AtomicU64> = AtomicPtr::new(std::ptr::null_mut());
+static CHAN_SLOTS: AtomicUsize = AtomicUsize::new(0);
+
+/// Maps the buffers (lazily touched); false if the memory cannot be had.
+pub fn setup(max_threads: usize) -> bool {
+    if !P2P.load(Acquire).is_null() {
+        return true;
+    }
+    let (Some(p), Some(c), Some(ch)) = (
+        map_zeroed(P2P_CAP * P2P_WORDS * 8),
+        map_zeroed(COLL_CAP * COLL_WORDS * 8),
+        map_zeroed(max_threads * CHANNELS * 16),
+    ) else {
+        return false;
+    };
+    // Touched now, at MPI_Init: a page fault inside the job would delay exactly the
+    // sampled messages (both ends keep the same ones) and bias their waits.
+    for (ptr, bytes) in [(p, P2P_CAP * P2P_WORDS * 8), (c, COLL_CAP * COLL_WORDS * 8)] {
+        for off in (0..bytes).step_by(4096) {
+            // SAFETY: within the fresh mapping.
+            unsafe { std::ptr::write_volatile(ptr.add(off), 0) };
+        }
+    }
+    COLL.store(c as *mut AtomicU64, Release);
+    CHAN.store(ch as *mut AtomicU64, Release);
+    CHAN_SLOTS.store(max_threads, Release);
+    P2P.store(p as *mut AtomicU64, Release);
+    true
+}
+
+/// The stride of message k (0-based) if it is kept: 1 below 64, then 2^(⌊log2 k⌋ − 5).
+#[inline(always)]
+pub fn kept(k: u64) -> Option<u64> {
+    if k < KEEP_ALL {
+        return Some(1);
+    }
+    let stride = 1u64 << (63 - k.leading_zeros() - 5);
+    (k & (stride - 1) == 0).then_some(stride)
+}
+
+/// A point-to-point channel's name, alike on both ends (never 0): the two ranks in one
+/// word, the communicator and tag hashed into it (two multiplications on the hot path).
+#[inline(always)]
+pub fn p2p_channel(sender: i32, receiver: i32, comm_id: u64, tag: i32) -> u64 {
+    let pair = (sender as u32 as u64) << 32 | receiver as u32 as u64;
+    let ct = (comm_id ^ (tag as u32 as u64).rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (pair ^ ct).wrapping_mul(0xff51_afd7_ed55_8ccd) | 1
+}
+
+/// A collective's name on its communicator (never 0).
+#[inline(always)]
+pub fn coll_channel(comm_id: u64, func: u8) -> u64 {
+    (comm_id ^ (func as u64) << 56 ^ 0x5eed).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1
+}
+
+/// The next sequence number on `channel` for this thread; None without a slot or room.
+#[inline(always)]
+pub fn next_seq(channel: u64) -> Option<u64> {
+    let slot = slot_index()?;
+    let base = CHAN.load(Relaxed);
+    if base.is_null() || slot >= CHAN_SLOTS.load(Relaxed) {
+        return None;
+    }
+    let home = (channel.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize % CHANNELS;
+    for i in 0..PROBE {
+        // SAFETY: within this slot's CHANNELS × 2 words of the mapping.
+        let e = unsafe { base.add((slot * CHANNELS + (home + i) % CHANNELS) * 2) };
+        let (key, seq) = unsafe { (&*e, &*e.add(1)) };
+        let k = key.load(Relaxed);
+        if k == channel || k == 0 {
+            if k == 0 {
+                key.store(channel, Relaxed);
+            }
+            // Only this thread writes its slot: load and store, no locked instruction.
+            let s = seq.load(Relaxed);
+            seq.store(s + 1, Relaxed);
+            return Some(s);
+        }
+    }
+    UNCOUNTED.fetch_add(1, Relaxed);
+    None
+}
+
+#[inline(always)]
+fn push<const W: usize>(buf: &AtomicPtr<AtomicU64>, used: &AtomicUsize, cap: usize, v: [u64; W]) {
+    let base = buf.load(Relaxed);
+    if base.is_null() {
+        return;
+    }
+    let i = used.fetch_add(1, Relaxed);
+    if i >= cap {
+        used.store(cap, Relaxed);
+        DROPPED.fetch_add(1, Relaxed);
+        return;
+    }
+    for (j, x) in v.iter().enumerate() {
+        // SAFETY: entry i < cap of the mapping.
+        unsafe { (*base.add(i * W + j)).store(*x, Relaxed) };
+    }
+}
+
+/// Keeps one end of a point-to-point message if its number is kept.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn p2p(
+    side: u64,
+    me: i32,
+    peer: i32,
+    comm_id: u64,
+    tag: i32,
+    func: u8,
+    class: u8,
+    bytes: u64,
+    times: [u64; 3],
+) {
+    if peer < 0 || comm_id == 0 || tag < 0 {
+        return;
+    }
+    let channel = if side == SIDE_SEND {
+        p2p_channel(me, peer, comm_id, tag)
+    } else {
+        p2p_channel(peer, me, comm_id, tag)
+    };
+    let Some(k) = next_seq(channel) else { return };
+    let Some(stride) = kept(k) else { return };
+    let meta = stride | side << 32 | (class as u64) << 40 | (func as u64) << 48;
+    push(
+        &P2P,
+        &P2P_USED,
+        P2P_CAP,
+        [
+            channel,
+            k,
+            bytes,
+            times[0],
+            times[1],
+            times[2],
+            meta,
+            peer as u64,
+            crate::base::runtime::call_site() as u64,
+        ] as P2p,
+    );
+}
+
+/// Keeps a blocking collective call if its number is kept.
+#[inline(always)]
+pub fn coll(func: u8, comm_id: u64, comm_size: u32, bytes: u64, t0: u64, t1: u64) {
+    if comm_id == 0 {
+        return;
+    }
+    let channel = coll_channel(comm_id, func);
+    let Some(k) = next_seq(channel) else { return };
+    let Some(stride) = kept(k) else { return };
+    push(
+        &COLL,
+        &COLL_USED,
+        COLL_CAP,
+        [
+            channel,
+            k,
+            t0,
+            t1,
+            stride | (comm_size as u64) << 32,
+            bytes.min((1 << 56) - 1) | (func as u64) << 56,
+        ] as Coll,
+    );
+}
+
+fn read<const W: usize>(
+    buf: &AtomicPtr<AtomicU64>,
+    used: &AtomicUsize,
+    cap: usize,
+) -> Vec<[u64; W]> {
+    let base = buf.load(Acquire);
+    if base.is_null() {
+        return Vec::new();
+    }
+    let n = used.load(Acquire).min(cap);
+    (0..n)
+        .map(|i| {
+            // SAFETY: entries below `used` lie in the mapping.
+            std::array::from_fn(|j| unsafe { (*base.add(i * W + j)).load(Relaxed) })
+        })
+        .filter(|v: &[u64; W]| v[0] != 0)
+        .collect()
+}
+
+/// What was kept (read at MPI_Finalize, when no other thread records).
+pub fn taken() -> (Vec<P2p>, Vec<Coll>) {
+    (
+        read::<P2P_WORDS>(&P2P, &P2P_USED, P2P_CAP),
+        read::<COLL_WORDS>(&COLL, &COLL_USED, COLL_CAP),
+    )
+}
+
+/// Messages numbered on each channel, over all thread slots (read at MPI_Finalize): the
+/// last kept message of a channel stands only for those up to its end.
+pub fn channel_counts() -> std::collections::HashMap<u64, u64> {
+    let mut m = std::collections::HashMap::new();
+    let base = CHAN.load(Acquire);
+    if base.is_null() {
+        return m;
+    }
+    for i in 0..CHAN_SLOTS.load(Acquire) * CHANNELS {
+        // SAFETY: within the mapping of CHAN_SLOTS × CHANNELS entries of 2 words.
+        let (k, n) = unsafe {
+            (
+                (*base.add(2 * i)).load(Relaxed),
+                (*base.add(2 * i + 1)).load(Relaxed),
+            )
+        };
+        if k != 0 {
+            *m.entry(k).or_insert(0) += n;
+        }
+    }
+    m
+}
+
+/// The weight of kept message `k` of a channel of `count` messages: its stride, cut at
+/// the channel's end.
+pub fn weight(k: u64, stride: u64, count: u64) -> u64 {
+    stride.min(count.saturating_sub(k)).max(1)
+}
+
+/// Samples lost to a full buffer, and messages not numbered (channel table full).
+pub fn lost() -> (u64, u64) {
+    (DROPPED.load(Relaxed), UNCOUNTED.load(Relaxed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rule_keeps_32_per_doubling_and_weights_add_up() {
+        let kept_below = |n: u64| (0..n).filter(|&k| kept(k).is_some()).count();
+        assert_eq!(kept_below(64), 64);
+        assert_eq!(kept_below(128), 96);
+        assert_eq!(kept_below(1 << 20), 64 + 14 * 32);
+        // Each kept message stands for its stride: the weights sum to the messages.
+        for n in [1u64, 63, 64, 100, 128, 1000, 4096, 99_999] {
+            let w: u64 = (0..n).filter_map(|k| Some(weight(k, kept(k)?, n))).sum();
+            assert_eq!(w, n);
+        }
+    }
+
+    #[test]
+    fn both_ends_name_a_channel_alike() {
+        assert_eq!(p2p_channel(0, 1, 1, 7), p2p_channel(0, 1, 1, 7));
+        assert_ne!(p2p_channel(0, 1, 1, 7), p2p_channel(1, 0, 1, 7));
+        assert_ne!(p2p_channel(0, 1, 1, 7), p2p_channel(0, 1, 1, 8));
+    }
+}

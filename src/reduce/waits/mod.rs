@@ -1,0 +1,316 @@
+//! The waits' reduce step (issue 25 §3), at MPI_Finalize on every rank: each rank turns
+//! its kept samples (`record::samples`) into rank 0's clock, sends each message's end to
+//! the other end's rank and each collective call to a home rank that finds the last
+//! member's entry, then splits its own time in MPI (definitions in `loggp_report::waits`).
+//!
+//! Scaling: the waits of the matched samples are a ratio of the sampled calls' duration
+//! (each sample weighted by its stride); that ratio times the measured duration of all
+//! calls of the kind is the estimate (a ratio estimator: Cochran, "Sampling Techniques",
+//! 1977, §6), with its standard error corrected for the finite population (0 when every
+//! message was kept).
+use crate::base::mpi::{self, MPI_Comm};
+use crate::lifecycle::clocks::{self, ToRank0};
+use crate::record::samples::{self, Coll, P2p, P2P_WORDS, SIDE_RECV, SIDE_SEND};
+use loggp_report::bins::size_bin;
+use std::collections::HashMap;
+use std::os::raw::c_int;
+
+/// The blocking point-to-point calls whose time the split divides.
+const MESSAGE_CALLS: &[&str] = &[
+    "MPI_Send",
+    "MPI_Ssend",
+    "MPI_Bsend",
+    "MPI_Rsend",
+    "MPI_Recv",
+    "MPI_Sendrecv",
+    "MPI_Sendrecv_replace",
+    "MPI_Send_c",
+    "MPI_Ssend_c",
+    "MPI_Bsend_c",
+    "MPI_Rsend_c",
+    "MPI_Recv_c",
+    "MPI_Sendrecv_c",
+    "MPI_Sendrecv_replace_c",
+];
+/// The blocking collectives whose time the split divides (neighbourhood collectives wait
+/// only for their neighbours: not these).
+const COLLECTIVE_CALLS: &[&str] = &[
+    "MPI_Barrier",
+    "MPI_Bcast",
+    "MPI_Gather",
+    "MPI_Gatherv",
+    "MPI_Scatter",
+    "MPI_Scatterv",
+    "MPI_Allgather",
+    "MPI_Allgatherv",
+    "MPI_Alltoall",
+    "MPI_Alltoallv",
+    "MPI_Alltoallw",
+    "MPI_Reduce",
+    "MPI_Allreduce",
+    "MPI_Reduce_scatter",
+    "MPI_Reduce_scatter_block",
+    "MPI_Scan",
+    "MPI_Exscan",
+];
+
+fn is_collective(name: &str) -> bool {
+    COLLECTIVE_CALLS.contains(&name.trim_end_matches("_c"))
+}
+
+/// One matched sample of a blocking call: weight, duration, and each wait with its
+/// bounds from the clocks (ticks).
+#[derive(Default, Clone, Copy)]
+struct Split {
+    w: f64,
+    dur: f64,
+    ls: [f64; 3],
+    lr: [f64; 3],
+}
+
+/// A wait's group: peer, late sender (else late receiver), function, size bin, call site.
+type WaitKey = (u32, bool, u8, u16, u64);
+
+/// What a rank measured, before its exact call times scale it.
+#[derive(Default)]
+pub(crate) struct Measured {
+    p2p: Vec<Split>,
+    sampled_messages: u64,
+    represented: u64,
+    sampled_ticks: f64,
+    coll: Vec<Split>,
+    coll_rows: HashMap<(u8, u32, u16), Vec<Split>>,
+    sampled_collectives: u64,
+    latency: HashMap<(u8, u16), Vec<f64>>,
+    largest: HashMap<WaitKey, (u64, f64)>,
+    inconsistent: u64,
+    uncertainty_ticks: f64,
+    dropped: u64,
+    unnumbered: u64,
+}
+
+/// Sends each rank its part (u64 words) and returns what every rank sent this one.
+fn alltoallv(comm: MPI_Comm, parts: &[Vec<u64>]) -> Vec<Vec<u64>> {
+    let n = parts.len();
+    let counts: Vec<c_int> = parts.iter().map(|p| p.len() as c_int).collect();
+    let mut rcounts = vec![0 as c_int; n];
+    let displs = |c: &[c_int]| -> Vec<c_int> {
+        c.iter()
+            .scan(0, |a, &x| {
+                let d = *a;
+                *a += x;
+                Some(d)
+            })
+            .collect()
+    };
+    let flat: Vec<u64> = parts.concat();
+    // SAFETY: one int per rank each way; then buffers sized by those counts.
+    unsafe {
+        mpi::PMPI_Alltoall(
+            counts.as_ptr() as *const _,
+            1,
+            mpi::dt_int(),
+            rcounts.as_mut_ptr() as *mut _,
+            1,
+            mpi::dt_int(),
+            comm,
+        );
+    }
+    let (sd, rd) = (displs(&counts), displs(&rcounts));
+    let total: usize = rcounts.iter().map(|&c| c as usize).sum();
+    let mut recv = vec![0u64; total];
+    // SAFETY: as above.
+    unsafe {
+        mpi::PMPI_Alltoallv(
+            flat.as_ptr() as *const _,
+            counts.as_ptr(),
+            sd.as_ptr(),
+            mpi::dt_u64(),
+            recv.as_mut_ptr() as *mut _,
+            rcounts.as_ptr(),
+            rd.as_ptr(),
+            mpi::dt_u64(),
+            comm,
+        );
+    }
+    (0..n)
+        .map(|r| recv[rd[r] as usize..(rd[r] + rcounts[r]) as usize].to_vec())
+        .collect()
+}
+
+/// A wait that ends at `until` (the partner's event, ± u) within [from, end].
+fn bounded(until: f64, from: f64, end: f64, u: f64) -> [f64; 3] {
+    let w = |t: f64| (t - from).clamp(0.0, (end - from).max(0.0));
+    [w(until), w(until - u), w(until + u)]
+}
+
+/// The exchange (collective over the private communicator: every rank calls it, with
+/// whatever it kept).
+pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0) -> Measured {
+    let n = size.max(1) as usize;
+    let (mut p2p, mut coll) = samples::taken();
+    let (dropped, unnumbered) = samples::lost();
+    let counts = samples::channel_counts();
+    let cut = |channel: u64, k: u64, stride: u64| {
+        samples::weight(k, stride, counts.get(&channel).copied().unwrap_or(u64::MAX))
+    };
+    let my_u = conv.uncertainty_ticks;
+    let skew = clocks::injected_skew_ticks(rank);
+    let to_rank0 = |t: &mut u64| *t = conv.apply(t.wrapping_add_signed(skew));
+    for s in &mut p2p {
+        s[3..6].iter_mut().for_each(to_rank0);
+    }
+    for c in &mut coll {
+        c[2..4].iter_mut().for_each(to_rank0);
+    }
+    // Point to point: each end to the other's rank, its peer word replaced by this
+    // rank's clock uncertainty (the receiver knows who sent it).
+    let mut parts = vec![Vec::new(); n];
+    for s in p2p.iter().filter(|s| (s[7] as usize) < n) {
+        let mut v = *s;
+        v[7] = my_u;
+        parts[s[7] as usize].extend_from_slice(&v);
+    }
+    let got = alltoallv(comm, &parts);
+    let mut other: HashMap<(u64, u64, u64), P2p> = HashMap::new();
+    for words in &got {
+        for c in words.chunks_exact(P2P_WORDS) {
+            let side = (c[6] >> 32) & 0xff;
+            other.insert((c[0], c[1], side), c.try_into().unwrap_or([0; P2P_WORDS]));
+        }
+    }
+    let mut m = Measured {
+        uncertainty_ticks: my_u as f64,
+        dropped,
+        unnumbered,
+        ..Default::default()
+    };
+    for s in &p2p {
+        let (stride, side) = (cut(s[0], s[1], s[6] & 0xffff_ffff), (s[6] >> 32) & 0xff);
+        let (class, func) = (((s[6] >> 40) & 0xff) as u8, ((s[6] >> 48) & 0xff) as u8);
+        let (start, wait, end) = (s[3] as f64, s[4] as f64, s[5] as f64);
+        m.sampled_messages += 1;
+        m.sampled_ticks += stride as f64 * (end - start);
+        let Some(c) = other.get(&(s[0], s[1], 1 - side)) else {
+            continue;
+        };
+        let u = (my_u + c[7]) as f64;
+        let (c_start, c_end) = (c[3] as f64, c[5] as f64);
+        let fits = if side == SIDE_RECV {
+            c[2] <= s[2] && c_start <= end + u
+        } else {
+            s[2] <= c[2] && c_end + u >= start
+        };
+        if !fits {
+            m.inconsistent += 1;
+            continue;
+        }
+        let mut sp = Split {
+            w: stride as f64,
+            dur: end - start,
+            ..Default::default()
+        };
+        if side == SIDE_RECV {
+            sp.ls = bounded(c_start, wait, end, u);
+            if wait <= c_start {
+                m.latency
+                    .entry((class, size_bin(c[2])))
+                    .or_default()
+                    .push(end - c_start);
+            }
+        } else if end > c_start && side == SIDE_SEND {
+            // Still in the send when the receive was posted: it waited for it.
+            sp.lr = bounded(c_start, wait, end, u);
+        }
+        let kind_recv = side == SIDE_RECV;
+        let wait_ticks = if kind_recv { sp.ls[0] } else { sp.lr[0] };
+        if wait_ticks > 0.0 {
+            let e = m
+                .largest
+                .entry((s[7] as u32, kind_recv, func, size_bin(s[2]), s[8]))
+                .or_default();
+            e.0 += 1;
+            e.1 += sp.w * wait_ticks;
+        }
+        m.represented += stride;
+        m.p2p.push(sp);
+    }
+    for c in &mut coll {
+        let stride = cut(c[0], c[1], c[4] & 0xffff_ffff);
+        c[4] = (c[4] >> 32) << 32 | stride;
+    }
+    collectives(comm, n, &coll, my_u, &mut m);
+    m
+}
+
+/// Each collective sample to its home rank, which returns the last member's entry and
+/// the largest clock uncertainty among the members (0, 0 where not every member's call
+/// was found, or one was found twice).
+fn collectives(comm: MPI_Comm, n: usize, coll: &[Coll], my_u: u64, m: &mut Measured) {
+    let home = |c: &Coll| (c[0] ^ c[1].wrapping_mul(0x9E37_79B9_7F4A_7C15)) as usize % n;
+    let mut parts = vec![Vec::new(); n];
+    for c in coll {
+        parts[home(c)].extend_from_slice(&[
+            c[0],
+            c[1],
+            c[2],
+            (c[4] >> 32) << 32 | my_u.min(u32::MAX as u64),
+        ]);
+    }
+    let got = alltoallv(comm, &parts);
+    // (members seen, expected, last entry, largest uncertainty)
+    let mut calls: HashMap<(u64, u64), (u64, u64, u64, u64)> = HashMap::new();
+    for words in &got {
+        for c in words.chunks_exact(4) {
+            let e = calls.entry((c[0], c[1])).or_insert((0, c[3] >> 32, 0, 0));
+            e.0 += 1;
+            e.2 = e.2.max(c[2]);
+            e.3 = e.3.max(c[3] & 0xffff_ffff);
+        }
+    }
+    let replies: Vec<Vec<u64>> = got
+        .iter()
+        .map(|words| {
+            words
+                .chunks_exact(4)
+                .flat_map(|c| match calls.get(&(c[0], c[1])) {
+                    Some(&(seen, expected, last, u)) if seen == expected => [last, u],
+                    _ => [0, 0],
+                })
+                .collect()
+        })
+        .collect();
+    let back = alltoallv(comm, &replies);
+    let mut next = vec![0usize; n];
+    for c in coll {
+        let h = home(c);
+        let i = next[h];
+        next[h] += 2;
+        m.sampled_collectives += 1;
+        let (Some(&last), Some(&u)) = (back[h].get(i), back[h].get(i + 1)) else {
+            continue;
+        };
+        if last == 0 {
+            continue;
+        }
+        let (entry, exit) = (c[2] as f64, c[3] as f64);
+        let (stride, comm_size) = ((c[4] & 0xffff_ffff) as f64, (c[4] >> 32) as u32);
+        let func = (c[5] >> 56) as u8;
+        let u = (u + my_u) as f64;
+        let sp = Split {
+            w: stride,
+            dur: exit - entry,
+            ls: bounded(last as f64, entry, exit, u),
+            lr: [0.0; 3],
+        };
+        m.coll.push(sp);
+        let bin = size_bin(c[5] & ((1 << 56) - 1));
+        m.coll_rows
+            .entry((func, comm_size, bin))
+            .or_default()
+            .push(sp);
+    }
+}
+
+mod split;
+pub(crate) use split::finish;

@@ -1,0 +1,214 @@
+//! The split of one rank's time from its matched samples (see the parent module).
+use super::{is_collective, Measured, Split, MESSAGE_CALLS};
+use crate::base::funcs;
+use loggp_report::bins::size_bin_range;
+use loggp_report::{
+    CollectiveSplit, PassiveLatency, PeerClass, RankEntry, TimeSplit, WaitEntry, Waits,
+};
+
+/// Ratio estimate of one part: (estimate, 95 % interval) of `total` × Σw·part / Σw·dur.
+fn ratio(total: f64, s: &[Split], part: impl Fn(&Split) -> [f64; 3]) -> (f64, Option<[f64; 2]>) {
+    let wd: f64 = s.iter().map(|x| x.w * x.dur).sum();
+    if s.is_empty() || wd <= 0.0 {
+        return (0.0, None);
+    }
+    let sum = |k: usize| s.iter().map(|x| x.w * part(x)[k]).sum::<f64>();
+    let r = sum(0) / wd;
+    let n = s.len() as f64;
+    let big_n: f64 = s.iter().map(|x| x.w).sum();
+    let fpc = (1.0 - n / big_n).max(0.0).sqrt();
+    let var: f64 = s
+        .iter()
+        .map(|x| (x.w * (part(x)[0] - r * x.dur)).powi(2))
+        .sum();
+    let se = var.sqrt() / wd * total * fpc;
+    let (lo, hi) = (sum(1) / wd * total, sum(2) / wd * total);
+    (
+        r * total,
+        Some([(lo.min(hi) - 1.96 * se).max(0.0), lo.max(hi) + 1.96 * se]),
+    )
+}
+
+/// The split of this rank's time (its `ranks[]` entry holds every call's time).
+pub(crate) fn finish(
+    m: Measured,
+    e: &RankEntry,
+    ns: f64,
+) -> (TimeSplit, Waits, Vec<PassiveLatency>) {
+    let time_of = |pick: &dyn Fn(&str) -> bool| -> f64 {
+        e.calls
+            .iter()
+            .filter(|(f, _)| pick(f))
+            .fold(0.0, |a, (_, c)| a + c.time_ns)
+    };
+    let msg = time_of(&|f| MESSAGE_CALLS.contains(&f));
+    let col = time_of(&|f| is_collective(f));
+    let (ls, ls_ci) = ratio(msg, &m.p2p, |x| x.ls);
+    let (lr, lr_ci) = ratio(msg, &m.p2p, |x| x.lr);
+    let cost_part = |x: &Split| {
+        let d = x.dur;
+        [
+            d - x.ls[0] - x.lr[0],
+            d - x.ls[2] - x.lr[2],
+            d - x.ls[1] - x.lr[1],
+        ]
+    };
+    let (cost, cost_ci) = if m.p2p.is_empty() {
+        (msg, None)
+    } else {
+        ratio(msg, &m.p2p, cost_part)
+    };
+    let (cw, cw_ci) = ratio(col, &m.coll, |x| x.ls);
+    let (cc, cc_ci) = if m.coll.is_empty() {
+        (col, None)
+    } else {
+        ratio(col, &m.coll, |x| {
+            [x.dur - x.ls[0], x.dur - x.ls[2], x.dur - x.ls[1]]
+        })
+    };
+    let split = TimeSplit {
+        rank: e.rank,
+        time_in_mpi_ns: e.time_in_mpi_ns,
+        message_calls_ns: msg,
+        cost_ns: cost,
+        late_sender_ns: ls,
+        late_receiver_ns: lr,
+        collective_calls_ns: col,
+        collective_wait_ns: cw,
+        collective_cost_ns: cc,
+        other_ns: (e.time_in_mpi_ns - msg - col).max(0.0),
+        cost_ns_ci: cost_ci,
+        late_sender_ns_ci: ls_ci,
+        late_receiver_ns_ci: lr_ci,
+        collective_wait_ns_ci: cw_ci,
+        collective_cost_ns_ci: cc_ci,
+        sampled_messages: m.sampled_messages,
+        matched_messages: m.p2p.len() as u64,
+        messages_represented: m.represented,
+        sampled_collectives: m.sampled_collectives,
+        matched_collectives: m.coll.len() as u64,
+        sampled_estimate_ns: m.sampled_ticks * ns,
+        clock_uncertainty_ns: m.uncertainty_ticks * ns,
+    };
+    // Per call: the weighted mean and its interval.
+    let mean = |s: &[Split], part: &dyn Fn(&Split) -> [f64; 3]| -> (f64, Option<[f64; 2]>) {
+        let w: f64 = s.iter().map(|x| x.w).sum();
+        let mu = |k: usize| s.iter().map(|x| x.w * part(x)[k]).sum::<f64>() / w;
+        let m0 = mu(0);
+        let n = s.len() as f64;
+        let var = s
+            .iter()
+            .map(|x| x.w * (part(x)[0] - m0).powi(2))
+            .sum::<f64>()
+            / w;
+        let se = (var / n).sqrt() * (1.0 - n / w).max(0.0).sqrt();
+        let (lo, hi) = (mu(1).min(mu(2)), mu(1).max(mu(2)));
+        (
+            m0 * ns,
+            Some([((lo - 1.96 * se) * ns).max(0.0), (hi + 1.96 * se) * ns]),
+        )
+    };
+    let mut collectives: Vec<CollectiveSplit> = m
+        .coll_rows
+        .iter()
+        .filter(|((f, _, _), _)| is_collective(funcs::name(*f)))
+        .map(|(&(f, comm_size, bin), s)| {
+            let (lo, hi) = size_bin_range(bin);
+            let (aw, aw_ci) = mean(s, &|x| x.ls);
+            let (c, c_ci) = mean(s, &|x| [x.dur - x.ls[0], x.dur - x.ls[2], x.dur - x.ls[1]]);
+            CollectiveSplit {
+                rank: e.rank,
+                function: funcs::name(f).to_string(),
+                comm_size,
+                size_lo_bytes: lo,
+                size_hi_bytes: hi,
+                calls_matched: s.len() as u64,
+                arrival_wait_ns: aw,
+                arrival_wait_ns_ci: aw_ci,
+                cost_ns: c,
+                cost_ns_ci: c_ci,
+            }
+        })
+        .collect();
+    collectives.sort_by(|a, b| {
+        (&a.function, a.comm_size, a.size_lo_bytes).cmp(&(
+            &b.function,
+            b.comm_size,
+            b.size_lo_bytes,
+        ))
+    });
+    // The largest waits, scaled like the split.
+    let wd: f64 = m.p2p.iter().map(|x| x.w * x.dur).sum();
+    let scale = if wd > 0.0 { msg / wd } else { 0.0 };
+    let mut largest: Vec<(WaitEntry, u64)> = m
+        .largest
+        .iter()
+        .map(|(&(peer, recv, f, bin, site), &(n, w))| {
+            let (lo, hi) = size_bin_range(bin);
+            let e = WaitEntry {
+                rank: e.rank,
+                peer,
+                kind: if recv { "late_sender" } else { "late_receiver" }.into(),
+                function: funcs::name(f).to_string(),
+                size_lo_bytes: lo,
+                size_hi_bytes: hi,
+                messages_matched: n,
+                wait_ns: w * scale,
+                ..Default::default()
+            };
+            (e, site)
+        })
+        .collect();
+    largest.sort_by(|a, b| b.0.wait_ns.total_cmp(&a.0.wait_ns));
+    largest.truncate(5);
+    let sites = crate::reduce::sites::locate(&largest.iter().map(|x| x.1).collect::<Vec<_>>());
+    let largest: Vec<WaitEntry> = largest
+        .into_iter()
+        .zip(sites)
+        .map(|((mut e, _), at)| {
+            if let Some((path, build_id, address)) = at {
+                e.object = Some(path);
+                e.build_id = build_id;
+                e.address = Some(address);
+            }
+            e
+        })
+        .collect();
+    let u = m.uncertainty_ticks;
+    let mut latency: Vec<PassiveLatency> = m
+        .latency
+        .into_iter()
+        .map(|((class, bin), mut v)| {
+            v.sort_by(f64::total_cmp);
+            let k = v.len();
+            let half = 1.96 * (k as f64).sqrt() / 2.0;
+            let at = |x: f64| v[(x.round().max(0.0) as usize).min(k - 1)];
+            let (lo, hi) = size_bin_range(bin);
+            PassiveLatency {
+                rank: e.rank,
+                peer_class: PeerClass::from_u8(class),
+                size_lo_bytes: lo,
+                size_hi_bytes: hi,
+                pairs: k as u64,
+                median_ns: at(k as f64 / 2.0 - 0.5) * ns,
+                median_ns_ci: Some([
+                    ((at(k as f64 / 2.0 - half) - u) * ns).max(0.0),
+                    (at(k as f64 / 2.0 + half) + u) * ns,
+                ]),
+            }
+        })
+        .collect();
+    latency.sort_by_key(|l| (l.peer_class as u8, l.size_lo_bytes));
+    let waits = Waits {
+        status: "done".into(),
+        method: METHOD.into(),
+        samples_dropped: m.dropped,
+        messages_unnumbered: m.unnumbered,
+        pairs_inconsistent: m.inconsistent,
+        collectives,
+        largest,
+    };
+    (split, waits, latency)
+}
+
+const METHOD: &str = "deterministic sample: on each channel (sender, receiver, communicator, tag) every message up to 64, then 32 per doubling of the count, the same on both ends by MPI's non-overtaking order; blocking collectives by their order on the communicator. Both ends matched on clocks aligned to rank 0's (`clocks`). Late sender: a blocking receive from its entry to the send's entry; late receiver: a blocking send still in progress when the receive was posted, from its entry to that post; a collective's arrival wait: from this rank's entry to the last member's; cost: the rest of the call. Each part is the matched samples' share of the sampled calls' duration (weighted by stride) times the measured time of all calls of the kind; 95 % intervals from the sampling and the clocks' uncertainty. Nonblocking, persistent, probed and neighbourhood calls are in other_ns.";

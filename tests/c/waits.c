@@ -1,0 +1,134 @@
+/* Known waits for issue 25's split (tests/waits.rs):
+ *     waits <case> [delay_ms]
+ * late_sender:   rank 1 computes D before each of 200 sends of 64 KiB to rank 0.
+ * late_receiver: rank 0 sends 200 x 64 KiB; rank 1 computes D before each receive.
+ * coll_skew:     rank k enters each of 100 MPI_Allreduce (8 B) k*D late.
+ * coll_even:     the same 100 MPI_Allreduce, every rank on time.
+ * pingpong:      1000 round trips of 8 B between ranks 0 and 1.
+ * "Computes" is a busy loop on CLOCK_MONOTONIC; the collective cases sleep through all
+ * but its last 0.3 ms, so that 4 ranks on 2 cores keep the delay exact. Besides the nominal delay, the program
+ * prints the truth it measured itself on CLOCK_MONOTONIC (shared by the ranks of one
+ * host): TRUTH <name> <ns>, each rank's entry times gathered on rank 0. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+/* Busy for `ns`; with `sleep`, most of it asleep (ranks beyond the cores). */
+static void compute(double ns, int sleep) {
+  double end = now_ns() + ns;
+  double left = ns - 3e5;
+  if (sleep && left > 0) {
+    struct timespec t = {(time_t)(left / 1e9), (long)((long long)left % 1000000000LL)};
+    nanosleep(&t, NULL);
+  }
+  while (now_ns() < end) {
+  }
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+#define N 200
+#define BYTES 65536
+
+int main(int argc, char **argv) {
+  int rank, size;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char *c = argc > 1 ? argv[1] : "late_sender";
+  double d = (argc > 2 ? atof(argv[2]) : 2.0) * 1e6;
+  char *buf = calloc(1, BYTES);
+  /* Per call: entry and exit (ns) on this rank. */
+  double *in = calloc(1000, sizeof(double)), *out = calloc(1000, sizeof(double));
+  int calls = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!strcmp(c, "late_sender") || !strcmp(c, "late_receiver")) {
+    int late_send = !strcmp(c, "late_sender");
+    for (int i = 0; i < N && rank < 2; i++) {
+      int sender = late_send ? rank == 1 : rank == 0;
+      if (rank == 1) compute(d, 0);
+      in[i] = now_ns();
+      if (sender)
+        MPI_Send(buf, BYTES, MPI_BYTE, 1 - rank, 7, MPI_COMM_WORLD);
+      else
+        MPI_Recv(buf, BYTES, MPI_BYTE, 1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      out[i] = now_ns();
+    }
+    calls = N;
+    /* Truth on rank 0: the wait of each of its calls for rank 1's matching call. */
+    double other[N];
+    if (rank == 1) MPI_Send(in, N, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD);
+    if (rank == 0) {
+      MPI_Recv(other, N, MPI_DOUBLE, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      double wait = 0, cost = 0;
+      for (int i = 0; i < N; i++) {
+        double w = other[i] - in[i];
+        if (w > out[i] - in[i]) w = out[i] - in[i];
+        if (w > 0) wait += w;
+        cost += out[i] - in[i] - (w > 0 ? w : 0);
+      }
+      printf("TRUTH %s_ns %.0f\n", c, wait);
+      /* The rest of rank 0's calls: what the messages themselves took. */
+      printf("TRUTH cost_ns %.0f\n", cost);
+      /* Late sender: from the send's entry to the receive's exit, the message's own time
+       * once the receiver waits; its median over the calls. */
+      if (late_send) {
+        for (int i = 0; i < N; i++) other[i] = out[i] - other[i];
+        qsort(other, N, sizeof(double), cmp);
+        printf("TRUTH one_way_median_ns %.0f\n", other[N / 2]);
+      }
+    }
+  } else if (!strcmp(c, "coll_skew") || !strcmp(c, "coll_even")) {
+    double x = rank, y;
+    int skew = !strcmp(c, "coll_skew");
+    calls = 100;
+    for (int i = 0; i < calls; i++) {
+      if (skew && rank > 0) compute(rank * d, 1);
+      in[i] = now_ns();
+      MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      out[i] = now_ns();
+    }
+    double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
+    MPI_Gather(in, calls, MPI_DOUBLE, all, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      double wait = 0, cost = 0;
+      for (int i = 0; i < calls; i++) {
+        double last = 0;
+        for (int r = 0; r < size; r++)
+          if (all[r * calls + i] > last) last = all[r * calls + i];
+        wait += last - in[i];
+        cost += out[i] - last;
+      }
+      printf("TRUTH arrival_wait_per_call_ns %.0f\n", wait / calls);
+      printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
+      free(all);
+    }
+  } else if (!strcmp(c, "pingpong")) {
+    for (int i = 0; i < 1000 && rank < 2; i++) {
+      if (rank == 0) {
+        MPI_Send(buf, 8, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+        MPI_Recv(buf, 8, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(buf, 8, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(buf, 8, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+      }
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  free(buf);
+  free(in);
+  free(out);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,337 @@
+//! Issue 25: each rank's MPI time split into cost and waiting, from deterministic samples
+//! matched between ranks on aligned clocks. The truth is built into tests/c/waits.c
+//! (a delay D before each send, receive or collective) and also measured by the program
+//! itself on CLOCK_MONOTONIC (its "TRUTH" lines); the split must find both.
+mod common;
+use common::*;
+use loggp_report::{Report, TimeSplit};
+
+const D_NS: f64 = 2e6;
+const CALLS: f64 = 200.0;
+
+fn job(
+    mpi: Mpi,
+    np: usize,
+    case: &str,
+    extra: &[(&str, &str)],
+    name: &str,
+) -> (Report, Vec<(String, f64)>) {
+    let dir = scratch(name);
+    let prog = compile(mpi, "waits.c", &[]);
+    let report = dir.join("r.json");
+    let mut r = Run::new(np, true)
+        .env("LOGGP_REPORT", report.to_str().unwrap())
+        .env("OMPI_MCA_mpi_yield_when_idle", "1");
+    for (k, v) in extra {
+        r = r.env(k, v);
+    }
+    let d_ms = if case.starts_with("coll") { "1" } else { "2" };
+    let o = run(mpi, &r, &prog, &[case, d_ms], &dir);
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+    let truth = stdout(&o)
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.strip_prefix("TRUTH ")?.split_whitespace();
+            Some((w.next()?.to_string(), w.next()?.parse().ok()?))
+        })
+        .collect();
+    (read_report(&report), truth)
+}
+
+fn truth(t: &[(String, f64)], key: &str) -> f64 {
+    t.iter()
+        .find(|(k, _)| k == key)
+        .map(|x| x.1)
+        .unwrap_or_else(|| panic!("no TRUTH {key}"))
+}
+
+fn rank(r: &Report, k: u32) -> &TimeSplit {
+    r.time_split
+        .iter()
+        .find(|t| t.rank == k)
+        .expect("a time_split row")
+}
+
+fn within(what: &str, got: f64, want: f64, tol: f64) {
+    assert!(
+        (got - want).abs() <= tol * want.abs(),
+        "{what}: {got:.0} against {want:.0} (±{:.0} %)",
+        tol * 100.0
+    );
+}
+
+/// The parts add up to the rank's time in MPI; every kept message found its other end;
+/// and the kept messages' weights (strides) add up to the rank's blocking message calls
+/// exactly. The sample's own estimate of those calls' time is printed beside their
+/// measured time (single slow calls weigh up to their stride: not a 2 % quantity).
+fn adds_up(name: &str, r: &Report) {
+    assert_eq!(r.waits.status, "done", "{name}");
+    for t in &r.time_split {
+        let sum = t.cost_ns
+            + t.late_sender_ns
+            + t.late_receiver_ns
+            + t.collective_wait_ns
+            + t.collective_cost_ns
+            + t.other_ns;
+        within(
+            &format!("{name}: rank {} parts", t.rank),
+            sum,
+            t.time_in_mpi_ns,
+            0.02,
+        );
+        assert_eq!(t.matched_messages, t.sampled_messages, "{name}: {t:?}");
+        let e = r.ranks.iter().find(|e| e.rank == t.rank).unwrap();
+        let calls: u64 = ["MPI_Send", "MPI_Recv"]
+            .iter()
+            .filter_map(|f| e.calls.get(*f))
+            .map(|c| c.count)
+            .sum();
+        assert_eq!(t.messages_represented, calls, "{name}: rank {}", t.rank);
+        println!(
+            "{name}: rank {}: blocking message calls {:.0} ns, the sample's estimate {:.0} ns",
+            t.rank, t.message_calls_ns, t.sampled_estimate_ns
+        );
+    }
+}
+
+/// The calibration's price of one message of `bytes`: half its ping-pong round trip
+/// PRTT(1,0,s) (Hoefler et al. 2007 §3), interpolated between the measured sizes.
+fn price_ns(r: &Report, bytes: f64) -> Option<f64> {
+    let set = r
+        .calibration
+        .mpi
+        .iter()
+        .find(|s| s.mode == loggp_report::Mode::Send)?;
+    let mut pts: Vec<(f64, f64)> = set
+        .points
+        .iter()
+        .filter_map(|p| Some((p.size_bytes as f64, p.prtt_1_0_ns?)))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let i = pts.iter().position(|p| p.0 >= bytes)?;
+    if i == 0 {
+        return Some(pts[0].1 / 2.0);
+    }
+    let (a, b) = (pts[i - 1], pts[i]);
+    Some((a.1 + (b.1 - a.1) * (bytes - a.0) / (b.0 - a.0)) / 2.0)
+}
+
+fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
+    let (r, t) = job(mpi, 2, case, extra, name);
+    adds_up(name, &r);
+    let r0 = rank(&r, 0);
+    let (got, other) = if case == "late_sender" {
+        (r0.late_sender_ns, r0.late_receiver_ns)
+    } else {
+        (r0.late_receiver_ns, r0.late_sender_ns)
+    };
+    // 200 × D nominal, and what the program itself measured.
+    within(
+        &format!("{name}: rank 0 wait vs 200·D"),
+        got,
+        CALLS * D_NS,
+        0.05,
+    );
+    within(
+        &format!("{name}: rank 0 wait vs the program's"),
+        got,
+        truth(&t, &format!("{case}_ns")),
+        0.02,
+    );
+    assert!(
+        other < 0.01 * got,
+        "{name}: the other kind of wait: {other:.0}"
+    );
+    // Cost: against the program's own measure of its calls' rest; the calibration's
+    // price is printed (this VM's 64 KiB message after a 2 ms pause costs 1–3× a
+    // ping-pong's, see the issue note).
+    within(
+        &format!("{name}: rank 0 cost vs the program's"),
+        r0.cost_ns,
+        truth(&t, "cost_ns"),
+        0.25,
+    );
+    if let Some(p) = price_ns(&r, 65536.0) {
+        println!(
+            "{name}: cost per message {:.0} ns, calibration's price {p:.0} ns",
+            r0.cost_ns / CALLS
+        );
+    }
+    let top = r
+        .waits
+        .largest
+        .iter()
+        .find(|w| w.rank == 0)
+        .expect("a largest wait");
+    assert_eq!((top.peer, top.size_lo_bytes), (1, 65536), "{name}: {top:?}");
+    assert_eq!(top.kind, case, "{name}");
+    // Its call site: in the test program itself.
+    assert!(
+        top.object.as_deref().is_some_and(|o| o.ends_with("waits")) && top.address.is_some(),
+        "{name}: {top:?}"
+    );
+    r
+}
+
+#[test]
+fn late_sender_wait_is_the_senders_delay() {
+    for mpi in BOTH {
+        let r = late(mpi, "late_sender", &[], &format!("waits_ls_{}", mpi.name()));
+        // Ranks of one host share the counter: nothing to correct.
+        assert_eq!(rank(&r, 1).clock_uncertainty_ns, 0.0);
+    }
+}
+
+#[test]
+fn late_receiver_wait_is_the_receivers_delay() {
+    for mpi in BOTH {
+        let _ = late(
+            mpi,
+            "late_receiver",
+            &[],
+            &format!("waits_lr_{}", mpi.name()),
+        );
+    }
+}
+
+#[test]
+fn shifted_clocks_change_nothing() {
+    // Rank 1's counter 5 ms ahead: recovered within 2 µs, and the split is unchanged.
+    let name = "waits_skew";
+    let r = late(
+        Mpi::OpenMpi,
+        "late_sender",
+        &[("LOGGP_INJECT_FAULT", "clock_skew")],
+        name,
+    );
+    let k = r
+        .clocks
+        .ranks
+        .iter()
+        .find(|k| k.rank == 1)
+        .expect("rank 1's clock");
+    for o in [&k.at_init, &k.at_finalize] {
+        let o = o.as_ref().expect("both ends");
+        assert!((o.offset_ns - 5e6).abs() <= 2e3, "{name}: {k:?}");
+    }
+    assert!(!k.same_counter_as_rank0);
+    assert!(rank(&r, 1).clock_uncertainty_ns > 0.0);
+}
+
+#[test]
+fn collective_arrival_wait_is_the_last_ranks_delay() {
+    for mpi in BOTH {
+        let name = format!("waits_coll_{}", mpi.name());
+        let (r, t) = job(mpi, 4, "coll_skew", &[], &name);
+        adds_up(&name, &r);
+        let row = r
+            .waits
+            .collectives
+            .iter()
+            .find(|c| c.rank == 0 && c.function == "MPI_Allreduce" && c.comm_size == 4)
+            .expect("rank 0's MPI_Allreduce row");
+        // Rank 3 enters 3 ms after rank 0. Under MPICH, whose waiting ranks poll without
+        // yielding, 4 ranks on 2 cores delay the sleeping rank 3 further: there the
+        // nominal delay is checked on 2 ranks below, and 4 ranks against the program.
+        if mpi == Mpi::OpenMpi {
+            within(
+                &format!("{name}: arrival wait vs 3 ms"),
+                row.arrival_wait_ns,
+                3e6,
+                0.05,
+            );
+        }
+        // Against the program's mean over all 100 calls: within 2 %, or inside the
+        // interval of the 82 kept calls' mean (4 ranks on 2 cores scatter the delays).
+        let all = truth(&t, "arrival_wait_per_call_ns");
+        let [lo, hi] = row.arrival_wait_ns_ci.expect("an interval");
+        assert!(
+            (row.arrival_wait_ns - all).abs() <= 0.02 * all || (lo <= all && all <= hi),
+            "{name}: arrival wait {:.0} [{lo:.0}, {hi:.0}] against the program's {all:.0}",
+            row.arrival_wait_ns
+        );
+        // The last rank waits for nobody.
+        let last = r
+            .waits
+            .collectives
+            .iter()
+            .find(|c| c.rank == 3 && c.function == "MPI_Allreduce")
+            .unwrap();
+        // The last rank waits for nobody (under MPICH's polling ranks on 2 cores, the
+        // sleeping ranks are often later still: there it is not the last).
+        if mpi == Mpi::OpenMpi {
+            assert!(
+                last.arrival_wait_ns < 0.1 * row.arrival_wait_ns,
+                "{name}: {last:?}"
+            );
+        }
+        let (even, te) = job(mpi, 4, "coll_even", &[], &format!("{name}_even"));
+        let e = even
+            .waits
+            .collectives
+            .iter()
+            .find(|c| c.rank == 0 && c.function == "MPI_Allreduce")
+            .unwrap();
+        println!(
+            "{name}: cost per call {:.0} ns skewed (program: {:.0}), {:.0} ns balanced (program: {:.0})",
+            row.cost_ns,
+            truth(&t, "cost_per_call_ns"),
+            e.cost_ns,
+            truth(&te, "cost_per_call_ns")
+        );
+        let (two, _) = job(mpi, 2, "coll_skew", &[], &format!("{name}_2"));
+        let row = two
+            .waits
+            .collectives
+            .iter()
+            .find(|c| c.rank == 0 && c.function == "MPI_Allreduce")
+            .unwrap();
+        within(
+            &format!("{name}: 2 ranks, arrival wait vs 1 ms"),
+            row.arrival_wait_ns,
+            1e6,
+            0.05,
+        );
+    }
+}
+
+#[test]
+fn passive_latency_of_small_messages_is_the_calibrations() {
+    for mpi in BOTH {
+        let name = format!("waits_pp_{}", mpi.name());
+        let (r, _) = job(mpi, 2, "pingpong", &[], &name);
+        adds_up(&name, &r);
+        let l = r
+            .passive_latency
+            .iter()
+            .find(|l| l.rank == 0 && l.size_lo_bytes == 8)
+            .expect("rank 0's 8-byte latency");
+        let cal = r
+            .calibration
+            .mpi
+            .iter()
+            .find(|s| s.mode == loggp_report::Mode::Send)
+            .and_then(|s| {
+                s.ranges
+                    .iter()
+                    .find(|g| g.size_lo_bytes <= 8 && 8 <= g.size_hi_bytes)
+            })
+            .expect("the calibration's range of 8 B");
+        let (cal, [lo, hi]) = (
+            cal.latency_ns.expect("L"),
+            cal.latency_ns_ci.expect("L's interval"),
+        );
+        println!(
+            "{name}: passive {:.0} ns, calibration's L {cal:.0} ns [{lo:.0}, {hi:.0}]",
+            l.median_ns
+        );
+        // Within 25 % of L, or where L's own interval (meant to cover a repeat
+        // measurement, issue 22) says the next measurement may fall: this VM changes the
+        // cost of a call by up to 2× between phases seconds apart.
+        let m = l.median_ns;
+        assert!(
+            (m - cal).abs() <= 0.25 * cal || (lo <= m && m <= hi),
+            "{name}: 8 B latency {m:.0} against L {cal:.0} [{lo:.0}, {hi:.0}]"
+        );
+    }
+}

@@ -1,0 +1,232 @@
+//! Where each rank's MPI time goes (issue 25): the split into cost and waiting as a bar
+//! per rank, the largest waits with their peer and sizes, the collectives' arrival wait
+//! and cost per call, and the end-to-end latency of sampled messages.
+use crate::table::*;
+use loggp_report::{Report, TimeSplit};
+
+/// The parts of a rank's split, in bar order: (label, bar character, colour, value).
+fn parts(t: &TimeSplit) -> [(&'static str, char, &'static str, f64); 6] {
+    [
+        ("cost", '#', "#3b7dd8", t.cost_ns),
+        ("late sender", 'S', "#d8563b", t.late_sender_ns),
+        ("late receiver", 'R', "#e3a33b", t.late_receiver_ns),
+        ("collective wait", 'W', "#9b59b6", t.collective_wait_ns),
+        ("collective cost", 'c', "#5dade2", t.collective_cost_ns),
+        ("other", '.', "#bbbbbb", t.other_ns),
+    ]
+}
+
+/// A text bar of `width` characters for `t`, scaled to `max`.
+fn bar(t: &TimeSplit, max: f64, width: usize) -> String {
+    let mut s = String::new();
+    let mut acc = 0.0;
+    for (_, ch, _, v) in parts(t) {
+        let before = (acc / max * width as f64).round() as usize;
+        acc += v.max(0.0);
+        let after = (acc / max * width as f64).round() as usize;
+        s.extend(std::iter::repeat_n(ch, after.saturating_sub(before)));
+    }
+    s
+}
+
+/// Per rank: time in MPI, its bar and each part with its interval.
+pub fn split_table(r: &Report) -> Option<Table> {
+    if r.time_split.is_empty() {
+        return None;
+    }
+    let max = r
+        .time_split
+        .iter()
+        .map(|t| t.time_in_mpi_ns)
+        .fold(0.0, f64::max)
+        .max(1.0);
+    let mut t = Table::new(
+        "Where each rank's MPI time goes",
+        &[
+            "rank",
+            "time in MPI",
+            "# cost  S late sender  R late receiver  W coll. wait  c coll. cost  . other",
+            "cost",
+            "late sender",
+            "late receiver",
+            "coll. wait",
+            "coll. cost",
+            "other",
+        ],
+    );
+    for s in &r.time_split {
+        t.row(vec![
+            s.rank.to_string(),
+            fmt_ns(Some(s.time_in_mpi_ns)),
+            bar(s, max, 40),
+            fmt_ns_ci(Some(s.cost_ns), s.cost_ns_ci),
+            fmt_ns_ci(Some(s.late_sender_ns), s.late_sender_ns_ci),
+            fmt_ns_ci(Some(s.late_receiver_ns), s.late_receiver_ns_ci),
+            fmt_ns_ci(Some(s.collective_wait_ns), s.collective_wait_ns_ci),
+            fmt_ns_ci(Some(s.collective_cost_ns), s.collective_cost_ns_ci),
+            fmt_ns(Some(s.other_ns)),
+        ]);
+    }
+    let sampled: u64 = r.time_split.iter().map(|s| s.sampled_messages).sum();
+    let matched: u64 = r.time_split.iter().map(|s| s.matched_messages).sum();
+    let w = &r.waits;
+    t.note = Some(format!(
+        "blocking sends, receives and collectives are split from {matched} of {sampled} sampled message ends matched with the other end ({} pairs dropped as inconsistent, {} samples lost to the full buffer); other = MPI_Init/Finalize (with loggp's calibration), nonblocking, persistent and probe calls. Method: {}",
+        w.pairs_inconsistent, w.samples_dropped, w.method
+    ));
+    Some(t)
+}
+
+/// The largest waits: who waited for whom, in which call and sizes.
+pub fn largest_waits_table(r: &Report, n: usize) -> Option<Table> {
+    if r.waits.largest.is_empty() {
+        return None;
+    }
+    let mut v: Vec<_> = r.waits.largest.iter().collect();
+    v.sort_by(|a, b| b.wait_ns.total_cmp(&a.wait_ns));
+    let mut t = Table::new(
+        "Largest waits",
+        &[
+            "rank",
+            "waits for",
+            "kind",
+            "in",
+            "sizes",
+            "wait",
+            "messages sampled",
+            "call site",
+        ],
+    );
+    for w in v.into_iter().take(n) {
+        t.row(vec![
+            w.rank.to_string(),
+            format!("rank {}", w.peer),
+            w.kind.replace('_', " "),
+            w.function.clone(),
+            fmt_span(w.size_lo_bytes, w.size_hi_bytes),
+            fmt_ns(Some(w.wait_ns)),
+            w.messages_matched.to_string(),
+            match (&w.object, w.address) {
+                (Some(p), Some(a)) => super::sites::symbolize(p, w.build_id.as_deref(), a),
+                _ => "-".into(),
+            },
+        ]);
+    }
+    t.note = Some("late sender: a receive waited for its send to start; late receiver: a send waited for its receive to be posted; scaled to all calls like the split".into());
+    Some(t)
+}
+
+/// Per rank and collective: the mean arrival wait and cost of one call.
+pub fn collectives_table(r: &Report) -> Option<Table> {
+    if r.waits.collectives.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "Collectives: arrival wait and cost per call",
+        &[
+            "rank",
+            "function",
+            "comm size",
+            "sizes",
+            "calls sampled",
+            "arrival wait",
+            "cost",
+        ],
+    );
+    for c in &r.waits.collectives {
+        t.row(vec![
+            c.rank.to_string(),
+            c.function.clone(),
+            c.comm_size.to_string(),
+            fmt_span(c.size_lo_bytes, c.size_hi_bytes),
+            c.calls_matched.to_string(),
+            fmt_ns_ci(Some(c.arrival_wait_ns), c.arrival_wait_ns_ci),
+            fmt_ns_ci(Some(c.cost_ns), c.cost_ns_ci),
+        ]);
+    }
+    t.note = Some("arrival wait: from this rank's entry to the last member's; cost: from the last entry to this rank's exit".into());
+    Some(t)
+}
+
+/// End-to-end latency of sampled messages whose receiver was already waiting.
+pub fn latency_table(r: &Report) -> Option<Table> {
+    if r.passive_latency.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "Passive end-to-end latency (send entry to receive exit)",
+        &["rank", "class", "sizes", "pairs", "median"],
+    );
+    for l in &r.passive_latency {
+        t.row(vec![
+            l.rank.to_string(),
+            l.peer_class.to_string(),
+            fmt_span(l.size_lo_bytes, l.size_hi_bytes),
+            l.pairs.to_string(),
+            fmt_ns_ci(Some(l.median_ns), l.median_ns_ci),
+        ]);
+    }
+    Some(t)
+}
+
+/// The split as stacked bars, one per rank (above 64 ranks, the 64 with the most time).
+pub fn split_svg(r: &Report) -> Option<String> {
+    if r.time_split.is_empty() {
+        return None;
+    }
+    let mut v: Vec<&TimeSplit> = r.time_split.iter().collect();
+    if v.len() > 64 {
+        v.sort_by(|a, b| b.time_in_mpi_ns.total_cmp(&a.time_in_mpi_ns));
+        v.truncate(64);
+        v.sort_by_key(|t| t.rank);
+    }
+    let (w, h, l, top, bottom) = (720.0, 360.0, 70.0, 40.0, 60.0);
+    let max = v
+        .iter()
+        .map(|t| t.time_in_mpi_ns)
+        .fold(0.0, f64::max)
+        .max(1.0);
+    let bw = (w - l - 20.0) / v.len() as f64;
+    let mut o = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n<title>time in MPI per rank, split</title>\n<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n<text x=\"{}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">Where each rank's MPI time goes</text>\n<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+        w / 2.0,
+        l - 6.0,
+        top + 4.0,
+        esc(&fmt_ns(Some(max)))
+    );
+    for (i, t) in v.iter().enumerate() {
+        let x = l + i as f64 * bw;
+        let mut y = h - bottom;
+        for (name, _, colour, val) in parts(t) {
+            let hh = val.max(0.0) / max * (h - top - bottom);
+            if hh <= 0.0 {
+                continue;
+            }
+            y -= hh;
+            o += &format!(
+                "<rect class=\"part\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.2}\" height=\"{hh:.1}\" fill=\"{colour}\"><title>rank {}: {name} {}</title></rect>",
+                (bw * 0.8).max(0.5),
+                t.rank,
+                esc(&fmt_ns(Some(val)))
+            );
+        }
+        if v.len() <= 32 {
+            o += &format!(
+                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text>",
+                x + bw * 0.4,
+                h - bottom + 14.0,
+                t.rank
+            );
+        }
+    }
+    for (i, (name, _, colour, _)) in parts(v[0]).iter().enumerate() {
+        let x = l + i as f64 * 105.0;
+        o += &format!(
+            "<rect x=\"{x}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{colour}\"/><text x=\"{}\" y=\"{}\" font-size=\"11\">{name}</text>",
+            h - 28.0,
+            x + 14.0,
+            h - 19.0
+        );
+    }
+    Some(o + "</svg>\n")
+}
