@@ -5,10 +5,10 @@
 //!
 //! The wait patterns follow Scalasca's definitions (Geimer et al., "The Scalasca
 //! performance toolset architecture", 2010):
-//! - late sender: a blocking receive waits from its entry until the matching send
-//!   enters;
-//! - late receiver: a blocking send that was still in progress when the matching
-//!   receive was posted waited from its entry until that post;
+//! - late sender: a receive waits from the entry of the call that waits for it
+//!   (MPI_Recv, or the MPI_Wait* completing an MPI_Irecv) until the matching send starts;
+//! - late receiver: a send that was still in progress when the matching receive was
+//!   posted waited from the entry of the call that waits for it until that post;
 //! - arrival wait of a collective: from this rank's entry to the last member's entry;
 //!   the rest of the call, from the last entry to this rank's exit, is its cost.
 use serde::{Deserialize, Serialize};
@@ -21,8 +21,9 @@ use serde::{Deserialize, Serialize};
 pub struct TimeSplit {
     pub rank: u32,
     pub time_in_mpi_ns: f64,
-    /// Time in the blocking point-to-point calls the split covers (MPI_Send, Ssend,
-    /// Bsend, Rsend, Recv, Sendrecv, Sendrecv_replace), measured for every call.
+    /// Time in the point-to-point calls the split covers (MPI_Send, Ssend, Bsend, Rsend,
+    /// Recv, Sendrecv, Sendrecv_replace, and MPI_Wait, Waitall, Waitany, Waitsome, which
+    /// complete nonblocking messages), measured for every call.
     pub message_calls_ns: f64,
     /// The part of `message_calls_ns` that was not waiting: the messages' transfer cost.
     pub cost_ns: f64,
@@ -32,8 +33,8 @@ pub struct TimeSplit {
     pub collective_calls_ns: f64,
     pub collective_wait_ns: f64,
     pub collective_cost_ns: f64,
-    /// Every other MPI call: MPI_Init and MPI_Finalize (with loggp's calibration),
-    /// nonblocking and persistent calls and their completions, probes, and the rest.
+    /// Every other MPI call: MPI_Init and MPI_Finalize (with loggp's calibration), the
+    /// starts of nonblocking calls, MPI_Test*, persistent calls, probes, and the rest.
     pub other_ns: f64,
     /// 95 % intervals `[lo, hi]`: sampling (ratio estimator, finite-population
     /// corrected) and the clocks' uncertainty together.

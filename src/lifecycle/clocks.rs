@@ -11,6 +11,7 @@
 use crate::base::mpi::{self, MPI_Comm};
 use crate::base::{clock, settings};
 use crate::record::matrix;
+use crate::reduce::waits::ToRank0;
 use loggp_report::{ClockOffset, ClockSync, RankClock};
 use std::os::raw::c_int;
 use std::sync::OnceLock;
@@ -171,32 +172,6 @@ pub(crate) fn at_finalize(
         method: "ping-pong with rank 0 on loggp's private communicator at MPI_Init and MPI_Finalize; per rank the exchange with the shortest round trip; offset = t_rank − (t_send + t_receive)/2 in rank 0's counter ticks at rank 0's rate, ± half that round trip (Cristian)".into(),
         ranks,
     })
-}
-
-/// How one rank turns its counter into rank 0's: the offset measured at each end,
-/// interpolated linearly between them (the drift), and the larger of the two ends'
-/// uncertainties. A rank that shares rank 0's counter (see `at_finalize`) has all zero.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ToRank0 {
-    off_init: i64,
-    at_init: u64,
-    off_fin: i64,
-    at_fin: u64,
-    pub uncertainty_ticks: u64,
-}
-
-impl ToRank0 {
-    /// `t` of this rank's counter in rank 0's.
-    pub fn apply(&self, t: u64) -> u64 {
-        let span = self.at_fin.wrapping_sub(self.at_init) as f64;
-        let off = if span > 0.0 && self.at_fin > self.at_init {
-            let x = (t as f64 - self.off_init as f64 - self.at_init as f64) / span;
-            self.off_init as f64 + (self.off_fin - self.off_init) as f64 * x.clamp(0.0, 1.0)
-        } else {
-            self.off_fin as f64
-        };
-        (t as i128 - off.round() as i128).max(0) as u64
-    }
 }
 
 /// Every rank learns its own conversion from rank 0 (after `at_finalize`; a scatter on

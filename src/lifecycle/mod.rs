@@ -178,7 +178,13 @@ fn finalize_report(j: &JobInfo) {
     let clocks = clocks::at_finalize(comm, j.rank, size, &node_of);
     // The waits' samples, matched between ranks (collective on the private communicator).
     let conv = clocks::conversions(comm, j.rank, size, &node_of);
-    let measured = waits::exchange(comm, j.rank, size, conv);
+    let measured = waits::exchange(
+        comm,
+        j.rank,
+        size,
+        conv,
+        clocks::injected_skew_ticks(j.rank),
+    );
     let fragment = runtime::guarded("collecting statistics", || {
         local_fragment(j, ns_per_tick, measured)
     })

@@ -29,6 +29,44 @@ pub struct Info {
     pub start_ticks: u64,
     /// The communicator, to classify the source of a wildcard receive at completion.
     pub comm_bits: u64,
+    /// The waits' deterministic sample (issue 25): how this request's message is kept.
+    pub sample: Sample,
+}
+
+/// A nonblocking message's place in the waits' sample: numbered at its start (a send, or
+/// a receive with a named source and tag, whose order of posting is its order of
+/// matching) and kept, or to be numbered at completion from its status (a wildcard
+/// receive), or not kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sample {
+    /// The channel of a kept message; 0 otherwise.
+    pub channel: u64,
+    /// Its number and stride (`seq | log2(stride) << 56`); [`Sample::AT_COMPLETION`] for a
+    /// wildcard receive.
+    pub seq: u64,
+    /// The tag given at the start (MPI_ANY_TAG for a wildcard).
+    pub tag: i32,
+}
+
+impl Sample {
+    pub const AT_COMPLETION: u64 = u64::MAX;
+    pub fn kept(channel: u64, k: u64, stride: u64, tag: i32) -> Sample {
+        Sample {
+            channel,
+            seq: k | (stride.trailing_zeros() as u64) << 56,
+            tag,
+        }
+    }
+    /// (channel, number, stride) of a kept message.
+    pub fn get(&self) -> Option<(u64, u64, u64)> {
+        (self.channel != 0 && self.seq != Self::AT_COMPLETION).then(|| {
+            (
+                self.channel,
+                self.seq & ((1 << 56) - 1),
+                1 << (self.seq >> 56),
+            )
+        })
+    }
 }
 
 impl Info {
@@ -53,6 +91,7 @@ impl Info {
             peer_world,
             start_ticks,
             comm_bits,
+            sample: Sample::default(),
         }
     }
 }
@@ -65,22 +104,34 @@ struct Entry {
     start: AtomicU64,
     comm: AtomicU64,
     peer: AtomicI32,
+    tag: AtomicI32,
+    channel: AtomicU64,
+    seq: AtomicU64,
 }
 
 impl Entry {
     fn load(&self) -> Info {
         let peer = self.peer.load(Acquire);
-        Info::unpack(
+        let mut i = Info::unpack(
             self.info.load(Relaxed),
             peer,
             self.start.load(Relaxed),
             self.comm.load(Relaxed),
-        )
+        );
+        i.sample = Sample {
+            channel: self.channel.load(Relaxed),
+            seq: self.seq.load(Relaxed),
+            tag: self.tag.load(Relaxed),
+        };
+        i
     }
     fn store(&self, info: &Info) {
         self.info.store(info.pack(), Relaxed);
         self.start.store(info.start_ticks, Relaxed);
         self.comm.store(info.comm_bits, Relaxed);
+        self.tag.store(info.sample.tag, Relaxed);
+        self.channel.store(info.sample.channel, Relaxed);
+        self.seq.store(info.sample.seq, Relaxed);
         self.peer.store(info.peer_world, Release);
     }
 }
@@ -198,6 +249,7 @@ mod tests {
             peer_world: 3,
             start_ticks: 42,
             comm_bits: 9,
+            sample: Sample::kept(77, 5, 4, 11),
         }
     }
 

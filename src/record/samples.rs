@@ -84,14 +84,25 @@ pub fn setup(max_threads: usize) -> bool {
     true
 }
 
-/// The stride of message k (0-based) if it is kept: 1 below 64, then 2^(⌊log2 k⌋ − 5).
+/// The stride of message k (0-based) of `channel` if it is kept: every message below
+/// 64; above, the messages fall in blocks of 2^(⌊log2 k⌋ − 5) and one of each block is
+/// kept, at an offset both ends draw from a hash of (channel, block). A fixed offset
+/// would keep only even messages, say, and a job whose odd messages differ (a protocol
+/// that alternates buffers) would be measured wrong: this is stratified random sampling,
+/// repeatable on both ends without a word between them.
 #[inline(always)]
-pub fn kept(k: u64) -> Option<u64> {
+pub fn kept(channel: u64, k: u64) -> Option<u64> {
     if k < KEEP_ALL {
         return Some(1);
     }
-    let stride = 1u64 << (63 - k.leading_zeros() - 5);
-    (k & (stride - 1) == 0).then_some(stride)
+    let shift = 63 - k.leading_zeros() - 5;
+    let stride = 1u64 << shift;
+    let block = k >> shift;
+    let draw = ((channel ^ block.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_mul(0xff51_afd7_ed55_8ccd)
+        >> 32)
+        & (stride - 1);
+    (k & (stride - 1) == draw).then_some(stride)
 }
 
 /// A point-to-point channel's name, alike on both ends (never 0): the two ranks in one
@@ -155,30 +166,34 @@ fn push<const W: usize>(buf: &AtomicPtr<AtomicU64>, used: &AtomicUsize, cap: usi
     }
 }
 
-/// Keeps one end of a point-to-point message if its number is kept.
-#[allow(clippy::too_many_arguments)]
+/// Numbers one end of a point-to-point message on its channel; (channel, k, stride)
+/// when it is kept.
 #[inline(always)]
-pub fn p2p(
-    side: u64,
-    me: i32,
-    peer: i32,
-    comm_id: u64,
-    tag: i32,
-    func: u8,
-    class: u8,
-    bytes: u64,
-    times: [u64; 3],
-) {
+pub fn number(side: u64, me: i32, peer: i32, comm_id: u64, tag: i32) -> Option<(u64, u64, u64)> {
     if peer < 0 || comm_id == 0 || tag < 0 {
-        return;
+        return None;
     }
     let channel = if side == SIDE_SEND {
         p2p_channel(me, peer, comm_id, tag)
     } else {
         p2p_channel(peer, me, comm_id, tag)
     };
-    let Some(k) = next_seq(channel) else { return };
-    let Some(stride) = kept(k) else { return };
+    let k = next_seq(channel)?;
+    Some((channel, k, kept(channel, k)?))
+}
+
+/// Keeps one end of a numbered point-to-point message: `times` = start (post), wait, end.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn keep(
+    (channel, k, stride): (u64, u64, u64),
+    side: u64,
+    peer: i32,
+    func: u8,
+    class: u8,
+    bytes: u64,
+    times: [u64; 3],
+) {
     let meta = stride | side << 32 | (class as u64) << 40 | (func as u64) << 48;
     push(
         &P2P,
@@ -198,6 +213,25 @@ pub fn p2p(
     );
 }
 
+/// Keeps one end of a blocking point-to-point message if its number is kept.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn p2p(
+    side: u64,
+    me: i32,
+    peer: i32,
+    comm_id: u64,
+    tag: i32,
+    func: u8,
+    class: u8,
+    bytes: u64,
+    times: [u64; 3],
+) {
+    if let Some(n) = number(side, me, peer, comm_id, tag) {
+        keep(n, side, peer, func, class, bytes, times);
+    }
+}
+
 /// Keeps a blocking collective call if its number is kept.
 #[inline(always)]
 pub fn coll(func: u8, comm_id: u64, comm_size: u32, bytes: u64, t0: u64, t1: u64) {
@@ -206,7 +240,9 @@ pub fn coll(func: u8, comm_id: u64, comm_size: u32, bytes: u64, t0: u64, t1: u64
     }
     let channel = coll_channel(comm_id, func);
     let Some(k) = next_seq(channel) else { return };
-    let Some(stride) = kept(k) else { return };
+    let Some(stride) = kept(channel, k) else {
+        return;
+    };
     push(
         &COLL,
         &COLL_USED,
@@ -272,10 +308,12 @@ pub fn channel_counts() -> std::collections::HashMap<u64, u64> {
     m
 }
 
-/// The weight of kept message `k` of a channel of `count` messages: its stride, cut at
-/// the channel's end.
+/// The weight of kept message `k` of a channel of `count` messages: the messages of its
+/// block, which the channel's end may cut short (a last block whose draw fell past the
+/// end has no sample: fewer than 1/64 of the channel's messages are then unrepresented,
+/// and `messages_represented` says how many were).
 pub fn weight(k: u64, stride: u64, count: u64) -> u64 {
-    stride.min(count.saturating_sub(k)).max(1)
+    stride.min(count.saturating_sub(k & !(stride - 1))).max(1)
 }
 
 /// Samples lost to a full buffer, and messages not numbered (channel table full).
@@ -289,15 +327,34 @@ mod tests {
 
     #[test]
     fn the_rule_keeps_32_per_doubling_and_weights_add_up() {
-        let kept_below = |n: u64| (0..n).filter(|&k| kept(k).is_some()).count();
-        assert_eq!(kept_below(64), 64);
-        assert_eq!(kept_below(128), 96);
-        assert_eq!(kept_below(1 << 20), 64 + 14 * 32);
-        // Each kept message stands for its stride: the weights sum to the messages.
-        for n in [1u64, 63, 64, 100, 128, 1000, 4096, 99_999] {
-            let w: u64 = (0..n).filter_map(|k| Some(weight(k, kept(k)?, n))).sum();
-            assert_eq!(w, n);
+        for ch in [1u64, 0xdead_beef, u64::MAX] {
+            let kept_below = |n: u64| (0..n).filter(|&k| kept(ch, k).is_some()).count();
+            assert_eq!(kept_below(64), 64);
+            assert_eq!(kept_below(128), 96);
+            assert_eq!(kept_below(1 << 20), 64 + 14 * 32);
+            // Each kept message stands for its block: the weights sum to the messages,
+            // less at most a last block cut short before its draw.
+            for n in [1u64, 63, 64, 100, 128, 1000, 4096, 99_999] {
+                let w: u64 = (0..n)
+                    .filter_map(|k| Some(weight(k, kept(ch, k)?, n)))
+                    .sum();
+                let last = if n > 64 {
+                    1 << (63 - (n - 1).leading_zeros() - 5)
+                } else {
+                    1
+                };
+                assert!(w <= n && w + last > n, "{ch} {n}: {w}");
+            }
         }
+        // Odd and even messages alike (a fixed offset would keep only even ones).
+        let odd = (1024..1 << 16)
+            .filter(|&k| k % 2 == 1 && kept(7, k).is_some())
+            .count();
+        let all = (1024..1 << 16).filter(|&k| kept(7, k).is_some()).count();
+        assert!(
+            (0.4..0.6).contains(&(odd as f64 / all as f64)),
+            "{odd} of {all}"
+        );
     }
 
     #[test]

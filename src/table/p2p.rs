@@ -57,27 +57,27 @@ macro_rules! p2p_rows {
             // Nonblocking sends, §3.7.2.
             MPI_Isend { role: Initiates, mode: Isend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(false, count, datatype, dest, comm, c_req_out(request), || PMPI_Isend(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(false, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Isend(buf, count, datatype, dest, tag, comm, request)),
                 fortran: isend ts (buf, count, datatype, dest, tag, comm_, request)
-                    => start_nonblocking(false, int(count), dt(datatype), int(dest), comm(comm_), f_req_out(fp(request)), call),
+                    => start_nonblocking(false, int(count), dt(datatype), int(dest), int(tag), comm(comm_), f_req_out(fp(request)), call),
             }
             MPI_Issend { role: Initiates, mode: Issend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(false, count, datatype, dest, comm, c_req_out(request), || PMPI_Issend(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(false, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Issend(buf, count, datatype, dest, tag, comm, request)),
                 fortran: issend ts (buf, count, datatype, dest, tag, comm_, request)
-                    => start_nonblocking(false, int(count), dt(datatype), int(dest), comm(comm_), f_req_out(fp(request)), call),
+                    => start_nonblocking(false, int(count), dt(datatype), int(dest), int(tag), comm(comm_), f_req_out(fp(request)), call),
             }
             MPI_Ibsend { role: Initiates, mode: Ibsend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(false, count, datatype, dest, comm, c_req_out(request), || PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(false, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request)),
                 fortran: ibsend ts (buf, count, datatype, dest, tag, comm_, request)
-                    => start_nonblocking(false, int(count), dt(datatype), int(dest), comm(comm_), f_req_out(fp(request)), call),
+                    => start_nonblocking(false, int(count), dt(datatype), int(dest), int(tag), comm(comm_), f_req_out(fp(request)), call),
             }
             MPI_Irsend { role: Initiates, mode: Irsend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(false, count, datatype, dest, comm, c_req_out(request), || PMPI_Irsend(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(false, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Irsend(buf, count, datatype, dest, tag, comm, request)),
                 fortran: irsend ts (buf, count, datatype, dest, tag, comm_, request)
-                    => start_nonblocking(false, int(count), dt(datatype), int(dest), comm(comm_), f_req_out(fp(request)), call),
+                    => start_nonblocking(false, int(count), dt(datatype), int(dest), int(tag), comm(comm_), f_req_out(fp(request)), call),
             }
 
             // Receives, §3.2.4 and §3.7.2. A receive's source is its peer (a wildcard stays
@@ -90,9 +90,9 @@ macro_rules! p2p_rows {
             }
             MPI_Irecv { role: Initiates, mode: Irecv, entry: guarded,
                 c: (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(false, count, datatype, source, comm, c_req_out(request), || PMPI_Irecv(buf, count, datatype, source, tag, comm, request)),
+                    => start_nonblocking(false, count, datatype, source, tag, comm, c_req_out(request), || PMPI_Irecv(buf, count, datatype, source, tag, comm, request)),
                 fortran: irecv ts (buf, count, datatype, source, tag, comm_, request)
-                    => start_nonblocking(false, int(count), dt(datatype), int(source), comm(comm_), f_req_out(fp(request)), call),
+                    => start_nonblocking(false, int(count), dt(datatype), int(source), int(tag), comm(comm_), f_req_out(fp(request)), call),
             }
 
             // Probes and matched receives, §3.8.
@@ -156,33 +156,33 @@ macro_rules! p2p_rows {
             // under the nonblocking mode it starts.
             MPI_Send_init { role: Other, mode: Isend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(true, count, datatype, dest, comm, c_req_out(request), || PMPI_Send_init(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(true, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Send_init(buf, count, datatype, dest, tag, comm, request)),
                 fortran: send_init ts (buf, count, datatype, dest, tag, comm_, request)
-                    => start_nonblocking(true, int(count), dt(datatype), int(dest), comm(comm_), f_req_out(fp(request)), call),
+                    => start_nonblocking(true, int(count), dt(datatype), int(dest), int(tag), comm(comm_), f_req_out(fp(request)), call),
             }
             MPI_Ssend_init { role: Other, mode: Issend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(true, count, datatype, dest, comm, c_req_out(request), || PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(true, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request)),
                 fortran: ssend_init ts (buf, count, datatype, dest, tag, comm_, request)
-                    => start_nonblocking(true, int(count), dt(datatype), int(dest), comm(comm_), f_req_out(fp(request)), call),
+                    => start_nonblocking(true, int(count), dt(datatype), int(dest), int(tag), comm(comm_), f_req_out(fp(request)), call),
             }
             MPI_Bsend_init { role: Other, mode: Ibsend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(true, count, datatype, dest, comm, c_req_out(request), || PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(true, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request)),
                 fortran: bsend_init ts (buf, count, datatype, dest, tag, comm_, request)
-                    => start_nonblocking(true, int(count), dt(datatype), int(dest), comm(comm_), f_req_out(fp(request)), call),
+                    => start_nonblocking(true, int(count), dt(datatype), int(dest), int(tag), comm(comm_), f_req_out(fp(request)), call),
             }
             MPI_Rsend_init { role: Other, mode: Irsend, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(true, count, datatype, dest, comm, c_req_out(request), || PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(true, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request)),
                 fortran: rsend_init ts (buf, count, datatype, dest, tag, comm_, request)
-                    => start_nonblocking(true, int(count), dt(datatype), int(dest), comm(comm_), f_req_out(fp(request)), call),
+                    => start_nonblocking(true, int(count), dt(datatype), int(dest), int(tag), comm(comm_), f_req_out(fp(request)), call),
             }
             MPI_Recv_init { role: Other, mode: Irecv, entry: guarded,
                 c: (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(true, count, datatype, source, comm, c_req_out(request), || PMPI_Recv_init(buf, count, datatype, source, tag, comm, request)),
+                    => start_nonblocking(true, count, datatype, source, tag, comm, c_req_out(request), || PMPI_Recv_init(buf, count, datatype, source, tag, comm, request)),
                 fortran: recv_init ts (buf, count, datatype, source, tag, comm_, request)
-                    => start_nonblocking(true, int(count), dt(datatype), int(source), comm(comm_), f_req_out(fp(request)), call),
+                    => start_nonblocking(true, int(count), dt(datatype), int(source), int(tag), comm(comm_), f_req_out(fp(request)), call),
             }
             MPI_Start { role: Initiates, mode: None, entry: guarded,
                 c: (request: *mut MPI_Request) => start(c_req(request), || PMPI_Start(request)),
@@ -285,19 +285,19 @@ macro_rules! p2p_rows {
             }
             MPI_Isend_c { role: Initiates, mode: Isend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(false, count, datatype, dest, comm, c_req_out(request), || PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(false, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request)),
             }
             MPI_Issend_c { role: Initiates, mode: Issend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(false, count, datatype, dest, comm, c_req_out(request), || PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(false, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request)),
             }
             MPI_Ibsend_c { role: Initiates, mode: Ibsend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(false, count, datatype, dest, comm, c_req_out(request), || PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(false, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request)),
             }
             MPI_Irsend_c { role: Initiates, mode: Irsend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(false, count, datatype, dest, comm, c_req_out(request), || PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(false, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request)),
             }
             MPI_Recv_c { role: Initiates, mode: Recv, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status)
@@ -305,7 +305,7 @@ macro_rules! p2p_rows {
             }
             MPI_Irecv_c { role: Initiates, mode: Irecv, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(false, count, datatype, source, comm, c_req_out(request), || PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request)),
+                    => start_nonblocking(false, count, datatype, source, tag, comm, c_req_out(request), || PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request)),
             }
             MPI_Mrecv_c { role: Initiates, mode: Mrecv, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, message: *mut MPI_Message, status: *mut MPI_Status)
@@ -330,23 +330,23 @@ macro_rules! p2p_rows {
             }
             MPI_Send_init_c { role: Other, mode: Isend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(true, count, datatype, dest, comm, c_req_out(request), || PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(true, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request)),
             }
             MPI_Ssend_init_c { role: Other, mode: Issend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(true, count, datatype, dest, comm, c_req_out(request), || PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(true, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request)),
             }
             MPI_Bsend_init_c { role: Other, mode: Ibsend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(true, count, datatype, dest, comm, c_req_out(request), || PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(true, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request)),
             }
             MPI_Rsend_init_c { role: Other, mode: Irsend, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(true, count, datatype, dest, comm, c_req_out(request), || PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request)),
+                    => start_nonblocking(true, count, datatype, dest, tag, comm, c_req_out(request), || PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request)),
             }
             MPI_Recv_init_c { role: Other, mode: Irecv, entry: guarded, cfg: mpi_large_count,
                 c: (buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request)
-                    => start_nonblocking(true, count, datatype, source, comm, c_req_out(request), || PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request)),
+                    => start_nonblocking(true, count, datatype, source, tag, comm, c_req_out(request), || PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request)),
             }
 
             // Nonblocking send-receive, new in MPI 4.0 (§3.10): one request for both

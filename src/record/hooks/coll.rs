@@ -105,6 +105,7 @@ fn track(
                 peer_world: -1,
                 start_ticks: t0,
                 comm_bits: 0,
+                sample: Default::default(),
             },
         );
     }

@@ -1,20 +1,26 @@
 //! Completion hooks (MPI 4.0 §3.7.3, §3.7.5): each completed request is recorded with
 //! its lifetime, and the completing call under the request's mode when it completed one.
-use super::common::{status_source, timed, visible_status};
+use super::common::{status_source, status_tag, timed, visible_status};
 use super::p2p::call_time;
 use crate::base::funcs::{REQ_CANCELLED, REQ_COMPLETED};
 use crate::base::mpi::{self, Handle, MPI_Status};
 use crate::base::runtime::protect;
-use crate::record::peers::classify;
-use crate::record::requests::{self, Info};
+use crate::record::peers::{classify, comm_id, world};
+use crate::record::requests::{self, Info, Sample};
+use crate::record::samples::{self, SIDE_RECV, SIDE_SEND};
 use crate::record::stats::{record, this_slot, CURRENT_REQUEST, SCRATCH_HANDLES};
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
 
-/// One tracked request completed at `t_done`; `st` is its status when visible (else
-/// null). Returns what it was, for attributing the completing call.
+/// One tracked request completed at `t_done` by the call `func` entered at `t_wait`; `st`
+/// is its status when visible (else null). Returns what it was, for attributing the
+/// completing call.
 #[inline(always)]
-fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
+fn complete(
+    bits: u64,
+    st: *const MPI_Status,
+    (func, t_wait, t_done): (u8, u64, u64),
+) -> Option<Info> {
     let info = requests::get(bits, false)?;
     if !info.active {
         return None; // an inactive persistent request completes at once, with nothing
@@ -54,11 +60,55 @@ fn complete(bits: u64, st: *const MPI_Status, t_done: u64) -> Option<Info> {
         info.bytes,
         t_done.wrapping_sub(info.start_ticks),
     );
+    if !cancelled {
+        sample_completed(
+            &info,
+            class,
+            peer,
+            st,
+            [info.start_ticks, t_wait, t_done],
+            func,
+        );
+    }
     Some(Info {
         class,
         peer_world: peer,
         ..info
     })
+}
+
+/// The waits' sample (issue 25): a kept nonblocking message's end, timed from its start
+/// through the entry of the call that completed it to its completion; a wildcard
+/// receive is numbered here, from its status.
+#[inline(always)]
+fn sample_completed(
+    info: &Info,
+    class: PeerClass,
+    peer: i32,
+    st: *const MPI_Status,
+    times: [u64; 3],
+    func: u8,
+) {
+    let recv = info.mode == Mode::Irecv;
+    let side = if recv { SIDE_RECV } else { SIDE_SEND };
+    let s = info.sample;
+    let numbered = if s.seq == Sample::AT_COMPLETION {
+        if st.is_null() || peer < 0 {
+            return;
+        }
+        let tag = if s.tag == mpi::any_tag() {
+            status_tag(st)
+        } else {
+            s.tag
+        };
+        let comm = mpi::MPI_Comm::from_bits(info.comm_bits);
+        world().and_then(|w| samples::number(side, w.rank, peer, comm_id(comm), tag))
+    } else {
+        s.get()
+    };
+    if let Some(n) = numbered {
+        samples::keep(n, side, peer, func, class as u8, info.bytes, times);
+    }
 }
 
 /// Records a completion call: under the mode, class and size of the request it completed
@@ -92,7 +142,7 @@ pub(crate) fn wait_one(
         // SAFETY: flag, when given, was written by the call.
         let done = flag.is_null() || unsafe { *flag } != 0;
         let info = if done && request != mpi::request_null().bits() {
-            complete(request, st, t1)
+            complete(request, st, (func, t0, t1))
         } else {
             None
         };
@@ -167,7 +217,7 @@ pub(crate) fn wait_all(
         if done {
             for i in 0..count.max(0) as usize {
                 if let Some(bits) = remembered(i, n) {
-                    if let Some(info) = complete(bits, nth_status(statuses, i), t1) {
+                    if let Some(info) = complete(bits, nth_status(statuses, i), (func, t0, t1)) {
                         last = Some(info);
                         n_done += 1;
                     }
@@ -207,7 +257,7 @@ pub(crate) fn wait_any(
         let mut info = None;
         if done && idx != mpi::undefined() && idx >= 0 {
             if let Some(bits) = remembered(idx as usize, n) {
-                info = complete(bits, st, t1);
+                info = complete(bits, st, (func, t0, t1));
             }
         }
         record_completion_call(func, info, info.is_some() as usize, t1.wrapping_sub(t0));
@@ -247,7 +297,7 @@ pub(crate) fn wait_some(
             for j in 0..out as usize {
                 let i = unsafe { *indices.add(j) } - index_base;
                 if let Some(bits) = remembered(i.max(0) as usize, n) {
-                    if let Some(info) = complete(bits, nth_status(statuses, j), t1) {
+                    if let Some(info) = complete(bits, nth_status(statuses, j), (func, t0, t1)) {
                         last = Some(info);
                         n_done += 1;
                     }

@@ -9,7 +9,7 @@ use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
 use crate::base::runtime::protect;
 use crate::record::matrix;
 use crate::record::peers::{classify, comm_id, world};
-use crate::record::requests::{self, Info};
+use crate::record::requests::{self, Info, Sample};
 use crate::record::samples::{self, SIDE_RECV, SIDE_SEND};
 use crate::record::stats::{record, this_slot};
 use loggp_report::{Mode, PeerClass};
@@ -112,6 +112,7 @@ pub(crate) fn start_nonblocking(
     count: impl Into<i64>,
     dt: MPI_Datatype,
     dest: c_int,
+    tag: c_int,
     comm: MPI_Comm,
     request: impl FnOnce() -> Option<u64>,
     call: impl FnOnce() -> c_int,
@@ -136,7 +137,20 @@ pub(crate) fn start_nonblocking(
             if persistent { 0 } else { size },
             t1.wrapping_sub(t0),
         );
-        track(rc, request, mode, class, peer, size, persistent, t0, comm);
+        let sample = if persistent {
+            Sample::default()
+        } else {
+            nb_sample(mode, comm, dest, peer, tag)
+        };
+        track(
+            rc,
+            request,
+            (mode, class, peer, size),
+            persistent,
+            t0,
+            comm,
+            sample,
+        );
         call_time(
             mode,
             peer,
@@ -155,13 +169,11 @@ pub(crate) fn start_nonblocking(
 fn track(
     rc: c_int,
     request: impl FnOnce() -> Option<u64>,
-    mode: Mode,
-    class: PeerClass,
-    peer: i32,
-    size: u64,
+    (mode, class, peer, size): (Mode, PeerClass, i32, u64),
     persistent: bool,
     t0: u64,
     comm: MPI_Comm,
+    sample: Sample,
 ) {
     if rc != mpi::success() {
         return;
@@ -180,8 +192,29 @@ fn track(
             peer_world: peer,
             start_ticks: t0,
             comm_bits: comm.bits(),
+            sample,
         },
     );
+}
+
+/// A nonblocking message's place in the waits' sample (issue 25): a send, or a receive
+/// with a named source and tag, is numbered now (MPI's non-overtaking order is the order
+/// of the calls); a wildcard receive at its completion, from the status.
+#[inline(always)]
+fn nb_sample(mode: Mode, comm: MPI_Comm, dest: c_int, peer: i32, tag: c_int) -> Sample {
+    let recv = mode == Mode::Irecv;
+    if recv && (dest == mpi::any_source() || tag == mpi::any_tag()) {
+        return Sample {
+            seq: Sample::AT_COMPLETION,
+            tag,
+            ..Default::default()
+        };
+    }
+    let side = if recv { SIDE_RECV } else { SIDE_SEND };
+    match world().and_then(|w| samples::number(side, w.rank, peer, comm_id(comm), tag)) {
+        Some((channel, k, stride)) => Sample::kept(channel, k, stride, tag),
+        None => Sample::default(),
+    }
 }
 
 /// MPI_Start of a persistent request: a send's message counts, apart as well (see
@@ -369,7 +402,16 @@ pub(crate) fn isendrecv(
             sendrecv_bytes(class, (send_count, send_dt), source, (recv_count, recv_dt));
         record(func, mode, class, send, send + recv, t1.wrapping_sub(t0));
         matrix::sent(peer, send, t1.wrapping_sub(t0));
-        track(rc, request, mode, class, peer, send, false, t0, comm);
+        let sample = Sample::default();
+        track(
+            rc,
+            request,
+            (mode, class, peer, send),
+            false,
+            t0,
+            comm,
+            sample,
+        );
     });
     rc
 }

@@ -100,6 +100,7 @@ pub(crate) fn mprobe(
                         peer_world: peer,
                         start_ticks: t0,
                         comm_bits: comm.bits(),
+                        sample: Default::default(),
                     },
                 );
             }
@@ -155,6 +156,7 @@ pub(crate) fn mrecv(
                         peer_world: peer,
                         start_ticks: t0,
                         comm_bits,
+                        sample: Default::default(),
                     },
                 );
             }

@@ -9,14 +9,20 @@
 //! 1977, §6), with its standard error corrected for the finite population (0 when every
 //! message was kept).
 use crate::base::mpi::{self, MPI_Comm};
-use crate::lifecycle::clocks::{self, ToRank0};
 use crate::record::samples::{self, Coll, P2p, P2P_WORDS, SIDE_RECV, SIDE_SEND};
 use loggp_report::bins::size_bin;
 use std::collections::HashMap;
 use std::os::raw::c_int;
 
-/// The blocking point-to-point calls whose time the split divides.
+/// The point-to-point calls whose time the split divides: the blocking ones, and the
+/// Wait calls that complete nonblocking messages (a Wait that completes only
+/// nonblocking collectives or untracked requests is in this time too, and is taken to
+/// split as the sampled ones do).
 const MESSAGE_CALLS: &[&str] = &[
+    "MPI_Wait",
+    "MPI_Waitall",
+    "MPI_Waitany",
+    "MPI_Waitsome",
     "MPI_Send",
     "MPI_Ssend",
     "MPI_Bsend",
@@ -89,53 +95,119 @@ pub(crate) struct Measured {
     unnumbered: u64,
 }
 
-/// Sends each rank its part (u64 words) and returns what every rank sent this one.
-fn alltoallv(comm: MPI_Comm, parts: &[Vec<u64>]) -> Vec<Vec<u64>> {
+/// How one rank turns its counter into rank 0's: the offset measured at each end,
+/// interpolated linearly between them (the drift), and the larger of the two ends'
+/// uncertainties. A rank that shares rank 0's counter (see `lifecycle::clocks`) has all
+/// zero; `clocks::conversions` measures it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ToRank0 {
+    pub off_init: i64,
+    pub at_init: u64,
+    pub off_fin: i64,
+    pub at_fin: u64,
+    pub uncertainty_ticks: u64,
+}
+
+impl ToRank0 {
+    /// `t` of this rank's counter in rank 0's.
+    pub fn apply(&self, t: u64) -> u64 {
+        let span = self.at_fin.wrapping_sub(self.at_init) as f64;
+        let off = if span > 0.0 && self.at_fin > self.at_init {
+            let x = (t as f64 - self.off_init as f64 - self.at_init as f64) / span;
+            self.off_init as f64 + (self.off_fin - self.off_init) as f64 * x.clamp(0.0, 1.0)
+        } else {
+            self.off_fin as f64
+        };
+        (t as i128 - off.round() as i128).max(0) as u64
+    }
+}
+
+const WAITS_TAG: c_int = 0x10_68;
+
+/// Sends each rank its part (u64 words) and returns what every rank sent this one: one
+/// message per non-empty part, point to point on the private communicator and counted as
+/// loggp's own traffic (Open MPI's monitoring counts the messages of MPI_Alltoallv
+/// beneath it as user messages, which the coverage check could not take away). An
+/// MPI_Allreduce of the per-destination message counts tells each rank how many to
+/// receive.
+fn alltoallv(comm: MPI_Comm, rank: i32, parts: &[Vec<u64>], step: c_int) -> Vec<Vec<u64>> {
+    let tag = WAITS_TAG + step;
     let n = parts.len();
-    let counts: Vec<c_int> = parts.iter().map(|p| p.len() as c_int).collect();
-    let mut rcounts = vec![0 as c_int; n];
-    let displs = |c: &[c_int]| -> Vec<c_int> {
-        c.iter()
-            .scan(0, |a, &x| {
-                let d = *a;
-                *a += x;
-                Some(d)
-            })
-            .collect()
+    let mut out: Vec<Vec<u64>> = vec![Vec::new(); n];
+    let me = rank as usize;
+    let mut expect: Vec<c_int> = parts.iter().map(|p| (!p.is_empty()) as c_int).collect();
+    if let Some(e) = expect.get_mut(me) {
+        *e = 0; // this rank's own part is not sent
+    }
+    let mut total = vec![0 as c_int; n];
+    // SAFETY: n ints each way.
+    unsafe {
+        mpi::PMPI_Allreduce(
+            expect.as_ptr() as *const _,
+            total.as_mut_ptr() as *mut _,
+            n as c_int,
+            mpi::dt_int(),
+            mpi::op_sum(),
+            comm,
+        );
+    }
+    let mut reqs: Vec<mpi::MPI_Request> = Vec::new();
+    for (to, p) in parts.iter().enumerate() {
+        if to == me {
+            out[me] = p.clone();
+        } else if !p.is_empty() {
+            crate::record::matrix::own_sent(to as i32, p.len() as u64 * 8);
+            let mut r: mpi::MPI_Request = mpi::request_null();
+            // SAFETY: `parts` outlives the Waitall below.
+            unsafe {
+                mpi::PMPI_Isend(
+                    p.as_ptr() as *const _,
+                    p.len() as c_int,
+                    mpi::dt_u64(),
+                    to as c_int,
+                    tag,
+                    comm,
+                    &mut r,
+                )
+            };
+            reqs.push(r);
+        }
+    }
+    for _ in 0..total.get(me).copied().unwrap_or(0) {
+        let mut st = mpi::empty_status();
+        let mut words: c_int = 0;
+        // SAFETY: probe, then a receive sized by the probed count.
+        unsafe {
+            mpi::PMPI_Probe(mpi::any_source(), tag, comm, &mut st);
+            mpi::PMPI_Get_count(&st, mpi::dt_u64(), &mut words);
+        }
+        let from = st.MPI_SOURCE;
+        let mut buf = vec![0u64; words.max(0) as usize];
+        // SAFETY: room for `words` u64.
+        unsafe {
+            mpi::PMPI_Recv(
+                buf.as_mut_ptr() as *mut _,
+                words,
+                mpi::dt_u64(),
+                from,
+                tag,
+                comm,
+                mpi::status_ignore(),
+            )
+        };
+        if let Some(o) = out.get_mut(from.max(0) as usize) {
+            *o = buf;
+        }
+    }
+    // SAFETY: the requests started above.
+    unsafe {
+        mpi::PMPI_Waitall(
+            reqs.len() as c_int,
+            reqs.as_mut_ptr(),
+            mpi::statuses_ignore(),
+        )
     };
-    let flat: Vec<u64> = parts.concat();
-    // SAFETY: one int per rank each way; then buffers sized by those counts.
-    unsafe {
-        mpi::PMPI_Alltoall(
-            counts.as_ptr() as *const _,
-            1,
-            mpi::dt_int(),
-            rcounts.as_mut_ptr() as *mut _,
-            1,
-            mpi::dt_int(),
-            comm,
-        );
-    }
-    let (sd, rd) = (displs(&counts), displs(&rcounts));
-    let total: usize = rcounts.iter().map(|&c| c as usize).sum();
-    let mut recv = vec![0u64; total];
-    // SAFETY: as above.
-    unsafe {
-        mpi::PMPI_Alltoallv(
-            flat.as_ptr() as *const _,
-            counts.as_ptr(),
-            sd.as_ptr(),
-            mpi::dt_u64(),
-            recv.as_mut_ptr() as *mut _,
-            rcounts.as_ptr(),
-            rd.as_ptr(),
-            mpi::dt_u64(),
-            comm,
-        );
-    }
-    (0..n)
-        .map(|r| recv[rd[r] as usize..(rd[r] + rcounts[r]) as usize].to_vec())
-        .collect()
+    out
 }
 
 /// A wait that ends at `until` (the partner's event, ± u) within [from, end].
@@ -146,7 +218,8 @@ fn bounded(until: f64, from: f64, end: f64, u: f64) -> [f64; 3] {
 
 /// The exchange (collective over the private communicator: every rank calls it, with
 /// whatever it kept).
-pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0) -> Measured {
+/// `skew`: LOGGP_INJECT_FAULT=clock_skew's shift of this rank's counter (ticks).
+pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew: i64) -> Measured {
     let n = size.max(1) as usize;
     let (mut p2p, mut coll) = samples::taken();
     let (dropped, unnumbered) = samples::lost();
@@ -155,7 +228,6 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0) -> M
         samples::weight(k, stride, counts.get(&channel).copied().unwrap_or(u64::MAX))
     };
     let my_u = conv.uncertainty_ticks;
-    let skew = clocks::injected_skew_ticks(rank);
     let to_rank0 = |t: &mut u64| *t = conv.apply(t.wrapping_add_signed(skew));
     for s in &mut p2p {
         s[3..6].iter_mut().for_each(to_rank0);
@@ -171,7 +243,7 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0) -> M
         v[7] = my_u;
         parts[s[7] as usize].extend_from_slice(&v);
     }
-    let got = alltoallv(comm, &parts);
+    let got = alltoallv(comm, rank, &parts, 0);
     let mut other: HashMap<(u64, u64, u64), P2p> = HashMap::new();
     for words in &got {
         for c in words.chunks_exact(P2P_WORDS) {
@@ -185,12 +257,15 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0) -> M
         unnumbered,
         ..Default::default()
     };
+    let mut completions: HashMap<(u64, u64), Split> = HashMap::new();
     for s in &p2p {
         let (stride, side) = (cut(s[0], s[1], s[6] & 0xffff_ffff), (s[6] >> 32) & 0xff);
         let (class, func) = (((s[6] >> 40) & 0xff) as u8, ((s[6] >> 48) & 0xff) as u8);
         let (start, wait, end) = (s[3] as f64, s[4] as f64, s[5] as f64);
         m.sampled_messages += 1;
-        m.sampled_ticks += stride as f64 * (end - start);
+        // The call's own time: from its entry (a completing call's, for a nonblocking
+        // message) to its exit.
+        m.sampled_ticks += stride as f64 * (end - wait);
         let Some(c) = other.get(&(s[0], s[1], 1 - side)) else {
             continue;
         };
@@ -207,7 +282,7 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0) -> M
         }
         let mut sp = Split {
             w: stride as f64,
-            dur: end - start,
+            dur: end - wait,
             ..Default::default()
         };
         if side == SIDE_RECV {
@@ -233,20 +308,35 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0) -> M
             e.1 += sp.w * wait_ticks;
         }
         m.represented += stride;
-        m.p2p.push(sp);
+        if wait != start {
+            // Completed by a Wait call: requests it completed together are one call,
+            // which waited as long as its longest wait.
+            let e = completions.entry((s[4], s[5])).or_insert(Split {
+                dur: sp.dur,
+                ..Default::default()
+            });
+            e.w = e.w.max(sp.w);
+            for k in 0..3 {
+                e.ls[k] = e.ls[k].max(sp.ls[k]);
+                e.lr[k] = e.lr[k].max(sp.lr[k]);
+            }
+        } else {
+            m.p2p.push(sp);
+        }
     }
+    m.p2p.extend(completions.into_values());
     for c in &mut coll {
         let stride = cut(c[0], c[1], c[4] & 0xffff_ffff);
         c[4] = (c[4] >> 32) << 32 | stride;
     }
-    collectives(comm, n, &coll, my_u, &mut m);
+    collectives(comm, rank, n, &coll, my_u, &mut m);
     m
 }
 
 /// Each collective sample to its home rank, which returns the last member's entry and
 /// the largest clock uncertainty among the members (0, 0 where not every member's call
 /// was found, or one was found twice).
-fn collectives(comm: MPI_Comm, n: usize, coll: &[Coll], my_u: u64, m: &mut Measured) {
+fn collectives(comm: MPI_Comm, rank: i32, n: usize, coll: &[Coll], my_u: u64, m: &mut Measured) {
     let home = |c: &Coll| (c[0] ^ c[1].wrapping_mul(0x9E37_79B9_7F4A_7C15)) as usize % n;
     let mut parts = vec![Vec::new(); n];
     for c in coll {
@@ -257,7 +347,7 @@ fn collectives(comm: MPI_Comm, n: usize, coll: &[Coll], my_u: u64, m: &mut Measu
             (c[4] >> 32) << 32 | my_u.min(u32::MAX as u64),
         ]);
     }
-    let got = alltoallv(comm, &parts);
+    let got = alltoallv(comm, rank, &parts, 1);
     // (members seen, expected, last entry, largest uncertainty)
     let mut calls: HashMap<(u64, u64), (u64, u64, u64, u64)> = HashMap::new();
     for words in &got {
@@ -280,7 +370,7 @@ fn collectives(comm: MPI_Comm, n: usize, coll: &[Coll], my_u: u64, m: &mut Measu
                 .collect()
         })
         .collect();
-    let back = alltoallv(comm, &replies);
+    let back = alltoallv(comm, rank, &replies, 2);
     let mut next = vec![0usize; n];
     for c in coll {
         let h = home(c);
