@@ -66,6 +66,29 @@ pub(crate) fn finish(
             [x.dur - x.ls[0], x.dur - x.ls[2], x.dur - x.ls[1]]
         })
     };
+    // What the sample cannot attribute: the difference between the calls' measured time
+    // and the sample's own estimate of it (slow calls it did not keep, or kept ones that
+    // stand for faster ones). Any part may hold it, so each part's interval is widened by
+    // it: one call of 200 can take 100× the others, and the sampling error alone would
+    // not cover that.
+    let unexplained = |total: f64, s: &[Split]| {
+        let est: f64 = s.iter().map(|x| x.w * x.dur).sum::<f64>() * ns;
+        if s.is_empty() {
+            0.0
+        } else {
+            (total - est).abs()
+        }
+    };
+    let widen = |ci: Option<[f64; 2]>, by: f64| ci.map(|[a, b]| [(a - by).max(0.0), b + by]);
+    // Point to point: against the estimate from every kept message end (matched or not).
+    let dp = if m.p2p.is_empty() {
+        0.0
+    } else {
+        (msg - m.sampled_ticks * ns).abs()
+    };
+    let dc = unexplained(col, &m.coll);
+    let (ls_ci, lr_ci, cost_ci) = (widen(ls_ci, dp), widen(lr_ci, dp), widen(cost_ci, dp));
+    let (cw_ci, cc_ci) = (widen(cw_ci, dc), widen(cc_ci, dc));
     let split = TimeSplit {
         rank: e.rank,
         time_in_mpi_ns: e.time_in_mpi_ns,
