@@ -82,6 +82,9 @@ type WaitKey = (u32, bool, u8, u16, u64);
 pub(crate) struct Measured {
     p2p: Vec<Split>,
     sampled_messages: u64,
+    /// Message ends whose other end was found and fits (requests a Wait completed
+    /// together count one by one here, and as one call in `p2p`).
+    matched: u64,
     represented: u64,
     sampled_ticks: f64,
     coll: Vec<Split>,
@@ -308,6 +311,7 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
             e.1 += sp.w * wait_ticks;
         }
         m.represented += stride;
+        m.matched += 1;
         if wait != start {
             // Completed by a Wait call: requests it completed together are one call,
             // which waited as long as its longest wait.

@@ -106,7 +106,7 @@ pub(crate) fn finish(
         collective_wait_ns_ci: cw_ci,
         collective_cost_ns_ci: cc_ci,
         sampled_messages: m.sampled_messages,
-        matched_messages: m.p2p.len() as u64,
+        matched_messages: m.matched,
         messages_represented: m.represented,
         sampled_collectives: m.sampled_collectives,
         matched_collectives: m.coll.len() as u64,
