@@ -8,9 +8,10 @@
  * coll_even:     the same 100 MPI_Allreduce, every rank on time.
  * pingpong:      1000 round trips of 8 B between ranks 0 and 1.
  * "Computes" is a busy loop on CLOCK_MONOTONIC; the collective cases on more than 2
- * ranks sleep through all but its last ms, so that 4 ranks on 2 cores keep the delay. Besides the nominal delay, the program
- * prints the truth it measured itself on CLOCK_MONOTONIC (shared by the ranks of one
- * host): TRUTH <name> <ns>, each rank's entry times gathered on rank 0. */
+ * ranks sleep through all but its last 0.3 ms, so that 4 ranks on 2 cores keep the
+ * delay. Besides the nominal delay, the program prints the truth it measured itself on
+ * CLOCK_MONOTONIC (shared by the ranks of one host): TRUTH <name> <ns>, each rank's
+ * times gathered on rank 0. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +24,10 @@ static double now_ns(void) {
   return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-/* Busy for `ns`; with `sleep`, asleep but for its last ms (ranks beyond the cores). */
+/* Busy for `ns`; with `sleep`, asleep but for its last 0.3 ms (ranks beyond the cores). */
 static void compute(double ns, int sleep) {
   double end = now_ns() + ns;
-  double left = ns - 1e6;
+  double left = ns - 3e5;
   if (sleep && left > 0) {
     struct timespec t = {(time_t)(left / 1e9), (long)((long long)left % 1000000000LL)};
     nanosleep(&t, NULL);
