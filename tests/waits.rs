@@ -52,6 +52,15 @@ fn rank(r: &Report, k: u32) -> &TimeSplit {
         .expect("a time_split row")
 }
 
+/// A rank's MPI_Allreduce row of `waits.collectives` at communicator size `size`.
+fn allreduce(r: &Report, rank: u32, size: u32) -> &loggp_report::CollectiveSplit {
+    r.waits
+        .collectives
+        .iter()
+        .find(|c| c.rank == rank && c.function == "MPI_Allreduce" && c.comm_size == size)
+        .unwrap_or_else(|| panic!("rank {rank}'s MPI_Allreduce row at size {size}"))
+}
+
 fn within(what: &str, got: f64, want: f64, tol: f64) {
     assert!(
         (got - want).abs() <= tol * want.abs(),
@@ -275,12 +284,7 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
         let name = format!("waits_coll_{}", mpi.name());
         let (r, t) = job(mpi, 4, "coll_skew", &[], &name);
         adds_up(&name, &r);
-        let row = r
-            .waits
-            .collectives
-            .iter()
-            .find(|c| c.rank == 0 && c.function == "MPI_Allreduce" && c.comm_size == 4)
-            .expect("rank 0's MPI_Allreduce row");
+        let row = allreduce(&r, 0, 4);
         // Rank 3 enters 3 ms after rank 0. Under MPICH, whose waiting ranks poll without
         // yielding, 4 ranks on 2 cores delay the sleeping rank 3 further: there the
         // nominal delay is checked on 2 ranks below, and 4 ranks against the program.
@@ -305,12 +309,7 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
             row.arrival_wait_ns
         );
         // The last rank waits for nobody.
-        let last = r
-            .waits
-            .collectives
-            .iter()
-            .find(|c| c.rank == 3 && c.function == "MPI_Allreduce")
-            .unwrap();
+        let last = allreduce(&r, 3, 4);
         // The last rank waits for nobody (under MPICH's polling ranks on 2 cores, the
         // sleeping ranks are often later still: there it is not the last).
         if mpi == Mpi::OpenMpi {
@@ -320,12 +319,7 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
             );
         }
         let (even, te) = job(mpi, 4, "coll_even", &[], &format!("{name}_even"));
-        let e = even
-            .waits
-            .collectives
-            .iter()
-            .find(|c| c.rank == 0 && c.function == "MPI_Allreduce")
-            .unwrap();
+        let e = allreduce(&even, 0, 4);
         println!(
             "{name}: cost per call {:.0} ns skewed (program: {:.0}), {:.0} ns balanced (program: {:.0})",
             row.cost_ns,
@@ -334,12 +328,7 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
             truth(&te, "cost_per_call_ns")
         );
         let (two, _) = job(mpi, 2, "coll_skew", &[], &format!("{name}_2"));
-        let row = two
-            .waits
-            .collectives
-            .iter()
-            .find(|c| c.rank == 0 && c.function == "MPI_Allreduce")
-            .unwrap();
+        let row = allreduce(&two, 0, 2);
         within(
             &format!("{name}: 2 ranks, arrival wait vs 1 ms"),
             row.arrival_wait_ns,
