@@ -92,6 +92,7 @@ fn named_switches(runs: &[Report], expect: &[(u64, &str)], what: &str) {
             );
         }
     }
+    println!("{what}: the same switches in {same} of 10: {seen:?}");
     assert!(
         same >= 9,
         "{what}: the same switches in {same} of 10: {seen:?}"

@@ -87,8 +87,10 @@ pub struct PassiveLatency {
     pub size_lo_bytes: u64,
     pub size_hi_bytes: u64,
     pub pairs: u64,
+    /// The median over the sampled pairs, each weighted by the messages it stands for.
     pub median_ns: f64,
-    /// Order-statistic 95 % interval of the median, widened by the clocks' uncertainty.
+    /// 95 % interval of the median: the weighted quantiles 0.5 ± 1.96·0.5/√n, n the
+    /// effective sample size (Kish), widened by the clocks' uncertainty.
     pub median_ns_ci: Option<[f64; 2]>,
 }
 

@@ -242,14 +242,35 @@ pub fn fit_mode<T: Transport, C: Control>(
             // neighbouring pairs of sizes are tried too, and the boundary moves to the one
             // where it does.
             let at = |i: usize| m.points.get(i).map(|p| p.size);
-            let candidates = [(l.1, r.0), (r.0, r.0 + 1), (l.1.wrapping_sub(1), l.1)];
+            let names = |i: usize, j: usize| match (at(i), at(j)) {
+                (Some(x), Some(y)) => hints.iter().any(|&h| x <= h && h < y),
+                _ => false,
+            };
+            // The neighbouring pairs only around a limit the layer beneath names: tried
+            // around every boundary, they tripled the chances of a phase passing for a
+            // switch (Open MPI pml ucx: 327–832 B in 1–3 of 10 runs).
+            let near_named =
+                names(l.1, r.0) || names(r.0, r.0 + 1) || names(l.1.wrapping_sub(1), l.1);
+            let candidates: &[(usize, usize)] = if near_named {
+                &[(l.1, r.0), (r.0, r.0 + 1), (l.1.wrapping_sub(1), l.1)]
+            } else {
+                &[(l.1, r.0)]
+            };
             let mut found = None;
-            for (i, j) in candidates {
+            for &(i, j) in candidates {
                 let (Some(x), Some(y)) = (at(i), at(j)) else {
                     continue;
                 };
+                let named = hints.iter().any(|&h| x <= h && h < y);
+                // A named limit: two of three. Elsewhere every one of five, stopping at
+                // the first that does not repeat (a real switch's step repeats nearly
+                // always and costs the five; a phase seldom passes the first).
+                let (rounds, need) = if named { (3, 2) } else { (5, 5) };
                 let mut votes = 0;
-                for _ in 0..3 {
+                for round in 0..rounds {
+                    if !named && votes < round {
+                        break;
+                    }
                     // Twice the repetitions of a bisection's probe: a switch dropped here
                     // is lost for the run.
                     let Some(yes) = step_repeats(c, q, (x, y), n, 2 * reps, k, a, b) else {
@@ -261,14 +282,14 @@ pub fn fit_mode<T: Transport, C: Control>(
                     m.bisection_probes += 2;
                     votes += yes as u32;
                 }
-                // All three: a step seen two times in three was as often a phase of the
-                // machine (Open MPI pml ucx "switched" at 449 B in 2 of 10 that way).
-                // Two suffice where the pair of sizes holds a limit the layer beneath
+                // Unnamed: a step seen two times in three was as often a phase of the
+                // machine (Open MPI pml ucx "switched" at 449 B in 2 of 10 that way), and
+                // three of three still let one in at 327–832 B in 1–3 of 10 runs. Two of
+                // three suffice where the pair of sizes holds a limit the layer beneath
                 // names (UCX's am_short): there the segmentation's step and the transport
                 // agree beforehand, and asking for three lost Open MPI pml ucx's 92-byte
                 // switch in 2 of 10 runs (steps of +20 % and +39 % marked not repeated).
-                let named = hints.iter().any(|&h| x <= h && h < y);
-                if votes == 3 || (named && votes == 2) {
+                if votes >= need {
                     found = Some((x, y));
                     break;
                 }

@@ -104,6 +104,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < N; i++) other[i] = out[i] - other[i];
         qsort(other, N, sizeof(double), cmp);
         printf("TRUTH one_way_median_ns %.0f\n", other[N / 2]);
+        for (int i = 0; i < N; i++) printf("TRUTH one_way_ns %.0f\n", other[i]);
       }
     }
   } else if (!strcmp(c, "coll_skew") || !strcmp(c, "coll_even")) {
@@ -151,6 +152,7 @@ int main(int argc, char **argv) {
       for (int i = 0; i < 1000; i++) o[i] = out[i] - o[i];
       qsort(o, 1000, sizeof(double), cmp);
       printf("TRUTH one_way_median_ns %.0f\n", o[500]);
+      for (int i = 0; i < 1000; i++) printf("TRUTH one_way_ns %.0f\n", o[i]);
       free(o);
     }
   }

@@ -90,7 +90,8 @@ pub(crate) struct Measured {
     coll: Vec<Split>,
     coll_rows: HashMap<(u8, u32, u16), Vec<Split>>,
     sampled_collectives: u64,
-    latency: HashMap<(u8, u16), Vec<f64>>,
+    /// (latency ticks, the message's weight: its stride) per (class, size bin).
+    latency: HashMap<(u8, u16), Vec<(f64, f64)>>,
     largest: HashMap<WaitKey, (u64, f64)>,
     inconsistent: u64,
     uncertainty_ticks: f64,
@@ -294,7 +295,7 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
                 m.latency
                     .entry((class, size_bin(c[2])))
                     .or_default()
-                    .push(end - c_start);
+                    .push((end - c_start, stride as f64));
             }
         } else if end > c_start && side == SIDE_SEND {
             // Still in the send when the receive was posted: it waited for it.

@@ -202,21 +202,36 @@ pub(crate) fn finish(
         .latency
         .into_iter()
         .map(|((class, bin), mut v)| {
-            v.sort_by(f64::total_cmp);
-            let k = v.len();
-            let half = 1.96 * (k as f64).sqrt() / 2.0;
-            let at = |x: f64| v[(x.round().max(0.0) as usize).min(k - 1)];
+            // Weighted by stride: the early messages of a channel are all kept and the
+            // later ones one per block, so an unweighted median leans to a job's start.
+            v.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let total: f64 = v.iter().map(|x| x.1).sum();
+            let squares: f64 = v.iter().map(|x| x.1 * x.1).sum();
+            // Kish's effective sample size sets the order-statistic interval's width.
+            let effective = total * total / squares.max(f64::MIN_POSITIVE);
+            let half = 1.96 * 0.5 / effective.sqrt();
+            let at = |q: f64| {
+                let want = q.clamp(0.0, 1.0) * total;
+                let mut sum = 0.0;
+                for x in &v {
+                    sum += x.1;
+                    if sum >= want {
+                        return x.0;
+                    }
+                }
+                v[v.len() - 1].0
+            };
             let (lo, hi) = size_bin_range(bin);
             PassiveLatency {
                 rank: e.rank,
                 peer_class: PeerClass::from_u8(class),
                 size_lo_bytes: lo,
                 size_hi_bytes: hi,
-                pairs: k as u64,
-                median_ns: at(k as f64 / 2.0 - 0.5) * ns,
+                pairs: v.len() as u64,
+                median_ns: at(0.5) * ns,
                 median_ns_ci: Some([
-                    ((at(k as f64 / 2.0 - half) - u) * ns).max(0.0),
-                    (at(k as f64 / 2.0 + half) + u) * ns,
+                    ((at(0.5 - half) - u) * ns).max(0.0),
+                    (at(0.5 + half) + u) * ns,
                 ]),
             }
         })
