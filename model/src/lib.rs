@@ -13,6 +13,7 @@ pub mod advise;
 pub mod causes;
 pub mod cells;
 pub mod check;
+pub mod coll;
 pub mod fit;
 pub mod overhead;
 pub mod passive;
@@ -306,6 +307,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
         })
         .collect();
     causes::name_switches(r);
+    r.collective_model = coll::rows(r);
     r.warnings.retain(|w| !w.starts_with(WARNING_PREFIX));
     let w = reconcile::warnings(r);
     r.warnings.extend(w);

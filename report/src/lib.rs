@@ -9,6 +9,7 @@ pub mod bins;
 mod calibration;
 mod cells;
 mod clocks;
+mod collectives;
 mod job;
 mod matrix;
 mod passive;
@@ -19,6 +20,7 @@ mod waits;
 pub use calibration::*;
 pub use cells::*;
 pub use clocks::*;
+pub use collectives::*;
 pub use job::*;
 pub use matrix::*;
 pub use passive::*;
@@ -67,6 +69,11 @@ pub struct Report {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub passive_latency: Vec<PassiveLatency>,
     pub waits: Waits,
+    /// What decides the MPI's collective algorithms (issue 26).
+    pub collective_config: CollectiveConfig,
+    /// Each collective priced by the LogGP model per algorithm, beside its measured cost.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub collective_model: Vec<CollectiveModel>,
     pub calibration: Calibration,
     pub passive: Vec<Passive>,
     pub thresholds: Vec<Threshold>,

@@ -70,6 +70,8 @@ pub struct CollectiveSplit {
     pub size_lo_bytes: u64,
     pub size_hi_bytes: u64,
     pub calls_matched: u64,
+    /// The mean of this rank's send plus receive bytes over the matched calls.
+    pub bytes_mean: f64,
     pub arrival_wait_ns: f64,
     pub arrival_wait_ns_ci: Option<[f64; 2]>,
     pub cost_ns: f64,

@@ -199,7 +199,12 @@ fn finalize_report(j: &JobInfo) {
                 interim: false,
             };
             let mut r = report::assemble(&j.facts, job, ending, ns_per_tick);
-            calib::report::annotate_settings(&mut r.thresholds);
+            // One MPI_T session around both readers: MPI_T counts its sessions, and only
+            // the first one costs (207 ms in Open MPI 4.1 here).
+            r.collective_config = calib::mpit::held(|| {
+                calib::report::annotate_settings(&mut r.thresholds);
+                calib::mpit::collective_config()
+            });
             // The estimates: ranges, intervals, MPI − raw, brackets, model check (the same
             // code `loggp refit` runs offline).
             loggp_model::estimate(&mut r, &calib::switches::model_settings());

@@ -88,7 +88,8 @@ pub(crate) struct Measured {
     represented: u64,
     sampled_ticks: f64,
     coll: Vec<Split>,
-    coll_rows: HashMap<(u8, u32, u16), Vec<Split>>,
+    /// Per (function, communicator size, size bin): the calls, and their bytes summed.
+    coll_rows: HashMap<(u8, u32, u16), (Vec<Split>, f64)>,
     sampled_collectives: u64,
     /// (latency ticks, the message's weight: its stride) per (class, size bin).
     latency: HashMap<(u8, u16), Vec<(f64, f64)>>,
@@ -399,11 +400,13 @@ fn collectives(comm: MPI_Comm, rank: i32, n: usize, coll: &[Coll], my_u: u64, m:
             lr: [0.0; 3],
         };
         m.coll.push(sp);
-        let bin = size_bin(c[5] & ((1 << 56) - 1));
-        m.coll_rows
-            .entry((func, comm_size, bin))
-            .or_default()
-            .push(sp);
+        let bytes = c[5] & ((1 << 56) - 1);
+        let row = m
+            .coll_rows
+            .entry((func, comm_size, size_bin(bytes)))
+            .or_default();
+        row.0.push(sp);
+        row.1 += bytes as f64;
     }
 }
 

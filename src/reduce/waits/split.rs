@@ -135,7 +135,7 @@ pub(crate) fn finish(
         .coll_rows
         .iter()
         .filter(|((f, _, _), _)| is_collective(funcs::name(*f)))
-        .map(|(&(f, comm_size, bin), s)| {
+        .map(|(&(f, comm_size, bin), (s, bytes))| {
             let (lo, hi) = size_bin_range(bin);
             let (aw, aw_ci) = mean(s, &|x| x.ls);
             let (c, c_ci) = mean(s, &|x| [x.dur - x.ls[0], x.dur - x.ls[2], x.dur - x.ls[1]]);
@@ -146,6 +146,7 @@ pub(crate) fn finish(
                 size_lo_bytes: lo,
                 size_hi_bytes: hi,
                 calls_matched: s.len() as u64,
+                bytes_mean: bytes / s.len().max(1) as f64,
                 arrival_wait_ns: aw,
                 arrival_wait_ns_ci: aw_ci,
                 cost_ns: c,

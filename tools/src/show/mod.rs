@@ -5,6 +5,7 @@
 //!
 //! `params`: the LogGP tables; `job`: the job's own tables; `matrix`: who talks to whom;
 //! `sites`: the call sites, symbolized; `split`: where each rank's MPI time goes.
+pub mod coll;
 pub mod job;
 pub mod matrix;
 pub mod params;
@@ -67,6 +68,7 @@ pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
     v.extend(split::split_table(r));
     v.extend(split::largest_waits_table(r, 10));
     v.extend(split::collectives_table(r));
+    v.extend(coll::model_table(r));
     v.extend(split::latency_table(r));
     v.extend(in_progress_table(r));
     v.extend(calls_table(r));
@@ -165,6 +167,8 @@ pub fn json_view(r: &Report) -> serde_json::Value {
         "time_split": r.time_split,
         "passive_latency": r.passive_latency,
         "waits": r.waits,
+        "collective_config": r.collective_config,
+        "collective_model": r.collective_model,
         "warnings": r.warnings,
     })
 }

@@ -1,0 +1,412 @@
+//! The LogGP model of collectives (issue 26): each collective the job called, priced for
+//! every algorithm its MPI offers from the calibration's point-to-point measurements, the
+//! algorithm in use named where it can be known, and both set beside the measured cost.
+//!
+//! A message of s bytes between two ranks is priced from the calibration's blocking-send
+//! set of their peer class (hoefler2007 §3): its end-to-end time PRTT(1,0,s)/2, o_s(s),
+//! o_r(s) and the gap g + (s−1)G = G_all(s) (Eq. 7), interpolated between the measured
+//! sizes (beyond the largest, extended by the last range's G), and the protocol of the
+//! range holding s (rendezvous waits for the receive). The local reduction is priced by
+//! MPI_Reduce_local as measured at MPI_Finalize (`collective_config.reduce_local_ns`).
+//! The schedules and the simulation are in `schedule`, the MPIs' choices in `select`.
+pub mod schedule;
+pub mod select;
+pub mod sim;
+
+use loggp_report::{bins, AlgorithmCost, CalibrationSet, CollectiveModel, Mode, PeerClass, Report};
+use schedule::Price;
+
+/// The collectives the model covers: MPI name, the MPI's short name.
+const COLLECTIVES: [(&str, &str); 6] = [
+    ("MPI_Allreduce", "allreduce"),
+    ("MPI_Bcast", "bcast"),
+    ("MPI_Allgather", "allgather"),
+    ("MPI_Alltoall", "alltoall"),
+    ("MPI_Barrier", "barrier"),
+    ("MPI_Reduce", "reduce"),
+];
+
+/// The message size m of a call from its send plus receive bytes at one rank (the way
+/// loggp counts a collective's bytes): Allreduce m + m, Bcast m, Allgather m + n·m,
+/// Alltoall n·m + n·m, Reduce m (2m at the root). MPI_IN_PLACE halves what is counted
+/// for Allreduce, Allgather and Alltoall; the model takes the calls as not in place.
+fn message_bytes(coll: &str, n: u32, bytes: f64) -> u64 {
+    let n = n.max(1) as f64;
+    (match coll {
+        "allreduce" => bytes / 2.0,
+        "allgather" => bytes / (n + 1.0),
+        "alltoall" => bytes / (2.0 * n),
+        "barrier" => 0.0,
+        _ => bytes,
+    })
+    .round() as u64
+}
+
+/// One peer class's prices, from its calibration set.
+struct Prices<'a> {
+    /// (size, end-to-end, o_s, o_r, gap), ns, by size.
+    points: Vec<[f64; 5]>,
+    set: &'a CalibrationSet,
+}
+
+impl<'a> Prices<'a> {
+    fn of(set: &'a CalibrationSet) -> Option<Self> {
+        let mut points: Vec<[f64; 5]> = set
+            .points
+            .iter()
+            .filter_map(|p| {
+                Some([
+                    p.size_bytes as f64,
+                    p.prtt_1_0_ns? / 2.0,
+                    p.send_overhead_ns.unwrap_or(0.0).max(0.0),
+                    p.recv_overhead_ns.unwrap_or(0.0).max(0.0),
+                    p.gap_all_ns.unwrap_or(0.0).max(0.0),
+                ])
+            })
+            .collect();
+        points.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        (!points.is_empty()).then_some(Prices { points, set })
+    }
+
+    /// The price of `bytes`; `bound` −1, 0 or +1: every parameter at its interval's low
+    /// end, its estimate, or its high end.
+    fn at(&self, bytes: u64, bound: i32) -> Price {
+        let s = bytes.max(1) as f64;
+        let p = &self.points;
+        let i = p.iter().position(|x| x[0] >= s);
+        let mut v = match i {
+            Some(0) => p[0],
+            Some(i) => {
+                let (a, b) = (p[i - 1], p[i]);
+                let t = (s - a[0]) / (b[0] - a[0]).max(1.0);
+                std::array::from_fn(|k| a[k] + (b[k] - a[k]) * t)
+            }
+            None => {
+                let last = p[p.len() - 1];
+                let g = self
+                    .set
+                    .ranges
+                    .last()
+                    .and_then(|r| r.gap_per_byte_ns)
+                    .unwrap_or(0.0)
+                    .max(0.0);
+                let more = (s - last[0]) * g;
+                [s, last[1] + more, last[2], last[3], last[4] + more]
+            }
+        };
+        let range = self
+            .set
+            .ranges
+            .iter()
+            .find(|r| r.size_lo_bytes <= bytes.max(1) && bytes.max(1) <= r.size_hi_bytes)
+            .or(self.set.ranges.last());
+        if bound != 0 {
+            if let Some(r) = range {
+                // The fixed part (L) and the per-byte part ((s − lo)·G) each move by their
+                // own interval; every price of the message moves by their weighted mix.
+                let ratio = |est: Option<f64>, ci: Option<[f64; 2]>| -> f64 {
+                    match (est, ci) {
+                        (Some(e), Some([lo, hi])) if e > 0.0 => {
+                            if bound < 0 {
+                                (lo / e).min(1.0)
+                            } else {
+                                (hi / e).max(1.0)
+                            }
+                        }
+                        _ => 1.0,
+                    }
+                };
+                let lat = r.latency_ns.unwrap_or(0.0).max(0.0);
+                let per_byte = (s - r.size_lo_bytes as f64).max(0.0)
+                    * r.gap_per_byte_ns.unwrap_or(0.0).max(0.0);
+                let k = if lat + per_byte > 0.0 {
+                    (lat * ratio(r.latency_ns, r.latency_ns_ci)
+                        + per_byte * ratio(r.gap_per_byte_ns, r.gap_per_byte_ns_ci))
+                        / (lat + per_byte)
+                } else {
+                    1.0
+                };
+                for x in &mut v[1..] {
+                    *x *= k.max(0.0);
+                }
+            }
+        }
+        Price {
+            end_to_end_ns: v[1],
+            send_overhead_ns: v[2],
+            recv_overhead_ns: v[3],
+            gap_ns: v[4],
+            rendezvous: range.and_then(|r| r.protocol.as_deref()) == Some("rendezvous"),
+        }
+    }
+}
+
+/// MPI_Reduce_local's time for `bytes`, interpolated (0 where it was not measured).
+fn reduce_local(points: &[[f64; 2]], bytes: u64) -> f64 {
+    let s = bytes as f64;
+    let mut prev = [0.0, 0.0];
+    for &p in points {
+        if p[0] >= s {
+            let t = (s - prev[0]) / (p[0] - prev[0]).max(1.0);
+            return prev[1] + (p[1] - prev[1]) * t;
+        }
+        prev = p;
+    }
+    if prev[0] > 0.0 {
+        prev[1] * s / prev[0]
+    } else {
+        0.0
+    }
+}
+
+/// How one collective is priced: its algorithms, and the one in use with how it is known.
+struct Choice {
+    algorithms: &'static [select::Algorithm],
+    in_use: Option<(&'static str, &'static str)>,
+    force: fn(&str, &str) -> String,
+    note: Option<String>,
+}
+
+fn choice(r: &Report, coll: &'static str, n: u32, m: u64) -> Choice {
+    let c = &r.collective_config;
+    match c.decider.as_str() {
+        "openmpi_tuned" => {
+            let algorithms = select::openmpi(coll);
+            let forced = c
+                .variables
+                .get(&format!("coll_tuned_{coll}_algorithm"))
+                .and_then(|v| v.parse::<u32>().ok())
+                .filter(|&v| v != 0 && c.dynamic_rules == Some(true));
+            let (in_use, note) = match forced {
+                Some(id) => (
+                    algorithms
+                        .iter()
+                        .find(|a| a.id == id.to_string())
+                        .map(|a| (a.id, "forced")),
+                    None,
+                ),
+                None => match select::openmpi_fixed(coll, n, m) {
+                    Some(id) => (Some((id, "fixed rules")), None),
+                    None => (
+                        None,
+                        Some(format!(
+                            "Open MPI's fixed rules for {n} ranks are not encoded here (2–7 ranks are)"
+                        )),
+                    ),
+                },
+            };
+            Choice {
+                algorithms,
+                in_use,
+                force: |coll, id| {
+                    format!("coll_tuned_use_dynamic_rules=1 coll_tuned_{coll}_algorithm={id}")
+                },
+                note,
+            }
+        }
+        "mpich" => {
+            let algorithms = select::mpich(coll);
+            let var = format!("MPIR_CVAR_{}_INTRA_ALGORITHM", coll.to_uppercase());
+            let set = c.variables.get(&var).filter(|v| v.as_str() != "auto");
+            let in_use = match set {
+                Some(v) => algorithms
+                    .iter()
+                    .find(|a| a.id == v)
+                    .map(|a| (a.id, "forced")),
+                None => select::mpich_default(coll, n, m).map(|id| (id, "default (assumed)")),
+            };
+            let note = set
+                .filter(|_| in_use.is_none())
+                .map(|v| format!("{var}={v} is not an algorithm the model knows"));
+            Choice {
+                algorithms,
+                in_use,
+                force: |coll, id| format!("MPIR_CVAR_{}_INTRA_ALGORITHM={id}", coll.to_uppercase()),
+                note,
+            }
+        }
+        other => Choice {
+            algorithms: select::openmpi(coll),
+            in_use: None,
+            force: |coll, id| {
+                format!("coll_tuned_use_dynamic_rules=1 coll_tuned_{coll}_algorithm={id}")
+            },
+            note: Some(if other.is_empty() {
+                "which algorithm the MPI used is not known: the report has no collective configuration".into()
+            } else {
+                format!("which algorithm the MPI used is not known ({other})")
+            }),
+        },
+    }
+}
+
+/// A measured collective: function, communicator size, size bin, message size, its
+/// cost and interval, the calls behind it, and where the cost comes from.
+struct Measured {
+    function: String,
+    coll: &'static str,
+    n: u32,
+    bin: (u64, u64),
+    m: u64,
+    cost: Option<(f64, Option<[f64; 2]>)>,
+    calls: u64,
+    from: &'static str,
+}
+
+fn measured(r: &Report) -> Vec<Measured> {
+    let key = |f: &str| COLLECTIVES.iter().find(|c| c.0 == f).map(|c| c.1);
+    let mut out: Vec<Measured> = vec![];
+    if r.waits.status == "done" {
+        for c in &r.waits.collectives {
+            let Some(coll) = key(&c.function) else {
+                continue;
+            };
+            let m = message_bytes(coll, c.comm_size, c.bytes_mean);
+            let i = match out.iter().position(|x| {
+                x.function == c.function && x.n == c.comm_size && x.bin.0 == c.size_lo_bytes
+            }) {
+                Some(i) => i,
+                None => {
+                    out.push(Measured {
+                        function: c.function.clone(),
+                        coll,
+                        n: c.comm_size,
+                        bin: (c.size_lo_bytes, c.size_hi_bytes),
+                        m,
+                        cost: None,
+                        calls: 0,
+                        from: "the time split's collective cost: the largest over the members of the mean time from the last entry to the member's exit",
+                    });
+                    out.len() - 1
+                }
+            };
+            let x = &mut out[i];
+            // The root of a Reduce counts 2m: the other members give m.
+            x.m = x.m.min(m);
+            x.calls = x.calls.max(c.calls_matched);
+            if x.cost.is_none_or(|(v, _)| c.cost_ns > v) {
+                x.cost = Some((c.cost_ns, c.cost_ns_ci));
+            }
+        }
+        return out;
+    }
+    // Without the time split: the fastest decile of the calls, which waited least.
+    for c in &r.cells {
+        let (Some(coll), Some(n), Mode::Collective) = (key(&c.function), c.comm_size, c.mode)
+        else {
+            continue;
+        };
+        if c.count == 0 {
+            continue;
+        }
+        let hist: Vec<(u16, u64)> = c.hist.iter().map(|x| (x[0] as u16, x[1])).collect();
+        let bin = bins::size_bin_range(c.size_bin);
+        out.push(Measured {
+            function: c.function.clone(),
+            coll,
+            n,
+            bin,
+            m: message_bytes(coll, n, c.bytes as f64 / c.count as f64),
+            cost: bins::quantile(&hist, 0.1).map(|q| (q, bins::quantile_ci(&hist, 0.1))),
+            calls: c.count,
+            from: "the fastest decile of the calls (no time split in this report): waiting is not taken out",
+        });
+    }
+    out
+}
+
+/// Every collective of the report priced per algorithm, beside its measured cost.
+pub fn rows(r: &Report) -> Vec<CollectiveModel> {
+    let hosts: std::collections::BTreeSet<&str> = r.ranks.iter().map(|x| x.host.as_str()).collect();
+    let set_of = |class: PeerClass| {
+        r.calibration
+            .mpi
+            .iter()
+            .find(|s| s.peer_class == class && s.mode == Mode::Send)
+    };
+    let intra = set_of(PeerClass::IntraNode).and_then(Prices::of);
+    let mut out = vec![];
+    for x in measured(r) {
+        let c = choice(r, x.coll, x.n, x.m);
+        let mut row = CollectiveModel {
+            function: x.function.clone(),
+            comm_size: x.n,
+            size_lo_bytes: x.bin.0,
+            size_hi_bytes: x.bin.1,
+            message_bytes: x.m,
+            measured_ns: x.cost.map(|c| c.0),
+            measured_ns_ci: x.cost.and_then(|c| c.1),
+            calls_matched: x.calls,
+            algorithm: c.in_use.and_then(|(id, _)| {
+                c.algorithms
+                    .iter()
+                    .find(|a| a.id == id)
+                    .map(|a| a.name.to_string())
+            }),
+            algorithm_source: c.in_use.map(|(_, how)| how.to_string()),
+            ..Default::default()
+        };
+        let mut notes: Vec<String> = c.note.into_iter().collect();
+        notes.push(format!("measured: {}", x.from));
+        // Priced where every member pair is of one known class: one host, intra-node.
+        let prices = match (&intra, hosts.len()) {
+            (Some(p), 0 | 1) => Some(p),
+            (None, _) => {
+                notes.push("no intra-node calibration to price the messages".into());
+                None
+            }
+            _ => {
+                notes.push("members on several hosts: which pairs are inter-node is not known per communicator".into());
+                None
+            }
+        };
+        if let Some(p) = prices {
+            let local = &r.collective_config.reduce_local_ns;
+            if local.is_empty() && matches!(x.coll, "allreduce" | "reduce") {
+                notes.push(
+                    "the local reduction is not priced (MPI_Reduce_local was not measured)".into(),
+                );
+            }
+            let cost = |sch: &schedule::Schedule, bound: i32| {
+                schedule::simulate(x.n, sch, &|_, _, b| p.at(b, bound), &|b| {
+                    reduce_local(local, b)
+                })
+            };
+            for a in c.algorithms {
+                let Some(sch) = (a.schedule)(x.n, x.m) else {
+                    continue;
+                };
+                row.alternatives.push(AlgorithmCost {
+                    algorithm: a.name.to_string(),
+                    force: (c.force)(x.coll, a.id),
+                    predicted_ns: cost(&sch, 0),
+                    predicted_ns_ci: Some([cost(&sch, -1), cost(&sch, 1)]),
+                });
+            }
+            if let Some(name) = &row.algorithm {
+                if let Some(a) = row.alternatives.iter().find(|a| &a.algorithm == name) {
+                    row.predicted_ns = Some(a.predicted_ns);
+                    row.predicted_ns_ci = a.predicted_ns_ci;
+                }
+            }
+            row.best = row
+                .alternatives
+                .iter()
+                .min_by(|a, b| a.predicted_ns.total_cmp(&b.predicted_ns))
+                .cloned();
+        }
+        row.note = Some(notes.join("; "));
+        out.push(row);
+    }
+    out.sort_by(|a, b| {
+        (&a.function, a.comm_size, a.size_lo_bytes).cmp(&(
+            &b.function,
+            b.comm_size,
+            b.size_lo_bytes,
+        ))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,320 @@
+//! Which algorithms an MPI offers per collective, and which one it picks.
+//!
+//! Open MPI 4.1, coll tuned: the algorithm numbers of `coll_tuned_<coll>_algorithm`
+//! (`ompi_info --param coll tuned --level 9`), and the fixed decision rules of
+//! `coll_tuned_decision_fixed.c` (v4.1.x, "generated based off of results gathered using
+//! the ompi-collectives-tuning package") for communicators of fewer than 8 ranks and
+//! commutative operations — the rows of larger communicators are not encoded here, and
+//! the model says so. MPICH 4.0: the values of `MPIR_CVAR_<COLL>_INTRA_ALGORITHM`, and for
+//! `auto` the classic size thresholds of Thakur et al. (2005), which MPICH's defaults
+//! (`MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE` = 2048, `MPIR_CVAR_BCAST_SHORT_MSG_SIZE` =
+//! 12288, …) still carry; its JSON tuning may choose otherwise, so that is marked an
+//! assumption.
+use super::schedule::{self as s, Schedule};
+
+/// One algorithm: the MPI's name, the value that forces it, and its schedule for n ranks
+/// and message size m.
+pub struct Algorithm {
+    pub name: &'static str,
+    pub id: &'static str,
+    pub schedule: fn(u32, u64) -> Option<Schedule>,
+}
+
+macro_rules! alg {
+    ($id:expr, $name:expr, |$n:ident, $m:ident| $body:expr) => {
+        Algorithm {
+            name: $name,
+            id: $id,
+            schedule: |$n, $m| $body,
+        }
+    };
+}
+
+fn two(n: u32, sch: Schedule) -> Option<Schedule> {
+    (n == 2).then_some(sch)
+}
+
+/// Open MPI coll tuned's algorithms of a collective (by its `coll` name: "allreduce").
+pub fn openmpi(coll: &str) -> &'static [Algorithm] {
+    static ALLREDUCE: [Algorithm; 6] = [
+        alg!("1", "basic_linear", |n, m| Some(s::reduce_then_bcast(
+            s::linear_reduce(n, m),
+            s::linear_bcast(n, m)
+        ))),
+        alg!("2", "nonoverlapping", |n, m| Some(s::reduce_then_bcast(
+            s::binomial_reduce(n, m),
+            s::binomial_bcast(n, m)
+        ))),
+        alg!("3", "recursive_doubling", |n, m| Some(
+            s::recursive_doubling_allreduce(n, m)
+        )),
+        alg!("4", "ring", |n, m| Some(s::ring_allreduce(n, m))),
+        alg!("5", "segmented_ring", |n, m| Some(s::ring_allreduce(n, m))),
+        alg!("6", "rabenseifner", |n, m| Some(s::rabenseifner_allreduce(
+            n, m
+        ))),
+    ];
+    static BCAST: [Algorithm; 9] = [
+        alg!("1", "basic_linear", |n, m| Some(s::linear_bcast(n, m))),
+        alg!("2", "chain", |n, m| Some(s::chains_bcast(n, m, 4))),
+        alg!("3", "pipeline", |n, m| Some(s::chain_bcast(n, m))),
+        alg!("4", "split_binary_tree", |n, m| Some(if n <= 2 {
+            s::linear_bcast(n, m)
+        } else {
+            s::binary_bcast(n, m.div_ceil(2))
+                .into_iter()
+                .chain(s::exchange_halves(n, m.div_ceil(2)))
+                .collect()
+        })),
+        alg!("5", "binary_tree", |n, m| Some(s::binary_bcast(n, m))),
+        alg!("6", "binomial", |n, m| Some(s::binomial_bcast(n, m))),
+        alg!("7", "knomial", |n, m| Some(s::knomial_bcast(n, m, 4))),
+        alg!("8", "scatter_allgather", |n, m| Some(s::scatter_bcast(
+            n, m, false
+        ))),
+        alg!("9", "scatter_allgather_ring", |n, m| Some(
+            s::scatter_bcast(n, m, true)
+        )),
+    ];
+    static ALLGATHER: [Algorithm; 6] = [
+        alg!("1", "linear", |n, m| Some(s::reduce_then_bcast(
+            s::linear_gather(n, m),
+            s::binomial_bcast(n, m * n as u64)
+        ))),
+        alg!("2", "bruck", |n, m| Some(s::bruck_allgather(n, m))),
+        alg!("3", "recursive_doubling", |n, m| Some(
+            s::recursive_doubling_allgather(n, m)
+        )),
+        alg!("4", "ring", |n, m| Some(s::ring_allgather(n, m))),
+        alg!("5", "neighbor", |n, m| Some(s::neighbor_allgather(n, m))),
+        alg!("6", "two_proc", |n, m| two(n, s::exchange(m))),
+    ];
+    static ALLTOALL: [Algorithm; 5] = [
+        alg!("1", "linear", |n, m| Some(s::linear_alltoall(n, m))),
+        alg!("2", "pairwise", |n, m| Some(s::pairwise_alltoall(n, m))),
+        alg!("3", "modified_bruck", |n, m| Some(s::bruck_alltoall(n, m))),
+        alg!("4", "linear_sync", |n, m| Some(s::linear_alltoall(n, m))),
+        alg!("5", "two_proc", |n, m| two(n, s::exchange(m))),
+    ];
+    static BARRIER: [Algorithm; 6] = [
+        alg!("1", "linear", |n, _m| Some(s::linear_barrier(n))),
+        alg!("2", "double_ring", |n, _m| Some(s::double_ring_barrier(n))),
+        alg!("3", "recursive_doubling", |n, _m| Some(
+            s::recursive_doubling_barrier(n)
+        )),
+        alg!("4", "bruck", |n, _m| Some(s::bruck_barrier(n))),
+        alg!("5", "two_proc", |n, _m| two(n, s::exchange(0))),
+        alg!("6", "tree", |n, _m| Some(s::tree_barrier(n))),
+    ];
+    static REDUCE: [Algorithm; 7] = [
+        alg!("1", "linear", |n, m| Some(s::linear_reduce(n, m))),
+        alg!("2", "chain", |n, m| Some(s::chain_reduce(n, m))),
+        alg!("3", "pipeline", |n, m| Some(s::chain_reduce(n, m))),
+        alg!("4", "binary", |n, m| Some(s::binary_reduce(n, m))),
+        alg!("5", "binomial", |n, m| Some(s::binomial_reduce(n, m))),
+        alg!("6", "in-order_binary", |n, m| Some(s::binary_reduce(n, m))),
+        alg!("7", "rabenseifner", |n, m| Some(s::rabenseifner_reduce(
+            n, m
+        ))),
+    ];
+    match coll {
+        "allreduce" => &ALLREDUCE,
+        "bcast" => &BCAST,
+        "allgather" => &ALLGATHER,
+        "alltoall" => &ALLTOALL,
+        "barrier" => &BARRIER,
+        "reduce" => &REDUCE,
+        _ => &[],
+    }
+}
+
+/// MPICH's algorithms of a collective, by the values of its CVAR.
+pub fn mpich(coll: &str) -> &'static [Algorithm] {
+    // MPICH 4.0.2 refuses `ring` for Allreduce ("Invalid MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM
+    // value") at MPI_Init.
+    static ALLREDUCE: [Algorithm; 2] = [
+        alg!("recursive_doubling", "recursive_doubling", |n, m| Some(
+            s::recursive_doubling_allreduce(n, m)
+        )),
+        alg!(
+            "reduce_scatter_allgather",
+            "reduce_scatter_allgather",
+            |n, m| Some(s::rabenseifner_allreduce(n, m))
+        ),
+    ];
+    static BCAST: [Algorithm; 3] = [
+        alg!("binomial", "binomial", |n, m| Some(s::binomial_bcast(n, m))),
+        alg!(
+            "scatter_recursive_doubling_allgather",
+            "scatter_recursive_doubling_allgather",
+            |n, m| Some(s::scatter_bcast(n, m, false))
+        ),
+        alg!(
+            "scatter_ring_allgather",
+            "scatter_ring_allgather",
+            |n, m| Some(s::scatter_bcast(n, m, true))
+        ),
+    ];
+    static ALLGATHER: [Algorithm; 3] = [
+        alg!("brucks", "brucks", |n, m| Some(s::bruck_allgather(n, m))),
+        alg!("recursive_doubling", "recursive_doubling", |n, m| Some(
+            s::recursive_doubling_allgather(n, m)
+        )),
+        alg!("ring", "ring", |n, m| Some(s::ring_allgather(n, m))),
+    ];
+    static ALLTOALL: [Algorithm; 3] = [
+        alg!("brucks", "brucks", |n, m| Some(s::bruck_alltoall(n, m))),
+        alg!("scattered", "scattered", |n, m| Some(s::linear_alltoall(
+            n, m
+        ))),
+        alg!("pairwise", "pairwise", |n, m| Some(s::pairwise_alltoall(
+            n, m
+        ))),
+    ];
+    static BARRIER: [Algorithm; 2] = [
+        alg!("k_dissemination", "k_dissemination", |n, _m| Some(
+            s::bruck_barrier(n)
+        )),
+        alg!("recexch", "recexch", |n, _m| Some(
+            s::recursive_doubling_barrier(n)
+        )),
+    ];
+    static REDUCE: [Algorithm; 1] = [alg!("binomial", "binomial", |n, m| Some(
+        s::binomial_reduce(n, m)
+    ))];
+    match coll {
+        "allreduce" => &ALLREDUCE,
+        "bcast" => &BCAST,
+        "allgather" => &ALLGATHER,
+        "alltoall" => &ALLTOALL,
+        "barrier" => &BARRIER,
+        "reduce" => &REDUCE,
+        _ => &[],
+    }
+}
+
+/// Open MPI 4.1's fixed decision (coll tuned) for a commutative operation on a
+/// communicator of n < 8 ranks and message size m (count × type size; per block for
+/// Allgather and Alltoall): the algorithm number, or None where the rules are not
+/// encoded here.
+pub fn openmpi_fixed(coll: &str, n: u32, m: u64) -> Option<&'static str> {
+    let pick = |steps: &[(u64, &'static str)], last: &'static str| {
+        steps
+            .iter()
+            .find(|(below, _)| m < *below)
+            .map(|x| x.1)
+            .unwrap_or(last)
+    };
+    if !(2..8).contains(&n) {
+        return None;
+    }
+    Some(match (coll, n < 4) {
+        ("allreduce", true) => pick(
+            &[
+                (8, "4"),
+                (4096, "3"),
+                (8192, "4"),
+                (16384, "3"),
+                (65536, "4"),
+                (262144, "5"),
+            ],
+            "6",
+        ),
+        ("allreduce", false) => pick(&[(16, "4"), (8192, "3")], "6"),
+        ("bcast", true) => pick(
+            &[
+                (32, "3"),
+                (256, "5"),
+                (512, "3"),
+                (1024, "7"),
+                (32768, "1"),
+                (131072, "5"),
+                (262144, "2"),
+                (524288, "1"),
+                (1048576, "6"),
+            ],
+            "5",
+        ),
+        ("bcast", false) => pick(
+            &[
+                (64, "5"),
+                (128, "6"),
+                (2048, "5"),
+                (8192, "6"),
+                (1048576, "1"),
+            ],
+            "2",
+        ),
+        ("allgather", _) if n == 2 => "6",
+        ("allgather", _) => "3",
+        ("alltoall", _) if n == 2 => pick(
+            &[
+                (2, "2"),
+                (4, "5"),
+                (16, "2"),
+                (64, "5"),
+                (256, "2"),
+                (4096, "5"),
+                (32768, "2"),
+                (262144, "4"),
+                (1048576, "5"),
+            ],
+            "2",
+        ),
+        ("alltoall", _) => pick(
+            &[
+                (8192, "4"),
+                (16384, "1"),
+                (65536, "4"),
+                (524288, "1"),
+                (1048576, "2"),
+            ],
+            "1",
+        ),
+        ("barrier", true) => "3",
+        ("barrier", false) => "1",
+        ("reduce", true) => pick(
+            &[
+                (8, "7"),
+                (16, "4"),
+                (32, "3"),
+                (262144, "1"),
+                (524288, "3"),
+                (1048576, "2"),
+            ],
+            "3",
+        ),
+        ("reduce", false) => pick(
+            &[
+                (4096, "4"),
+                (65536, "2"),
+                (262144, "5"),
+                (524288, "1"),
+                (1048576, "5"),
+            ],
+            "1",
+        ),
+        _ => return None,
+    })
+}
+
+/// MPICH's classic choice for `auto` (Thakur et al. 2005, MPICH's default thresholds).
+pub fn mpich_default(coll: &str, n: u32, m: u64) -> Option<&'static str> {
+    let p2 = n.is_power_of_two();
+    Some(match coll {
+        "allreduce" if m < 2048 => "recursive_doubling",
+        "allreduce" => "reduce_scatter_allgather",
+        "bcast" if m < 12288 || n < 8 => "binomial",
+        "bcast" if m < 524288 && p2 => "scatter_recursive_doubling_allgather",
+        "bcast" => "scatter_ring_allgather",
+        "allgather" if m * n as u64 <= 524288 && p2 => "recursive_doubling",
+        "allgather" if m * (n as u64) < 81920 => "brucks",
+        "allgather" => "ring",
+        "alltoall" if m <= 256 && n >= 8 => "brucks",
+        "alltoall" if m <= 32768 => "scattered",
+        "alltoall" => "pairwise",
+        "barrier" => "k_dissemination",
+        "reduce" => "binomial",
+        _ => return None,
+    })
+}

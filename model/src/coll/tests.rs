@@ -1,0 +1,141 @@
+//! Synthetic truths: schedules priced by hand.
+use super::schedule::{self as s, simulate, Price};
+use super::select;
+
+fn flat(e2e: f64, o: f64, gap: f64) -> impl Fn(u32, u32, u64) -> Price {
+    move |_, _, _| Price {
+        send_overhead_ns: o,
+        recv_overhead_ns: o,
+        gap_ns: gap,
+        end_to_end_ns: e2e,
+        rendezvous: false,
+    }
+}
+
+#[test]
+fn one_message_costs_its_end_to_end_time() {
+    let t = simulate(
+        2,
+        &s::linear_bcast(2, 8),
+        &flat(1000.0, 100.0, 300.0),
+        &|_| 0.0,
+    );
+    assert_eq!(t, 1000.0);
+}
+
+#[test]
+fn a_linear_bcast_sends_one_gap_apart() {
+    // Root injects at 0, 300, 600: the last arrives at 600 + 1000.
+    let t = simulate(
+        4,
+        &s::linear_bcast(4, 8),
+        &flat(1000.0, 100.0, 300.0),
+        &|_| 0.0,
+    );
+    assert_eq!(t, 1600.0);
+    // Binomial on 4: two rounds of one message each on the critical path.
+    let t = simulate(
+        4,
+        &s::binomial_bcast(4, 8),
+        &flat(1000.0, 100.0, 300.0),
+        &|_| 0.0,
+    );
+    assert_eq!(t, 2000.0);
+}
+
+#[test]
+fn recursive_doubling_is_log2_rounds_plus_reductions() {
+    // Each round: both partners send at once; the receive ends at e2e (its o_r inside),
+    // then the reduction of m bytes at 1 ns per byte.
+    let t = simulate(
+        4,
+        &s::recursive_doubling_allreduce(4, 100),
+        &flat(1000.0, 0.0, 0.0),
+        &|b| b as f64,
+    );
+    assert_eq!(t, 2.0 * (1000.0 + 100.0));
+    // Non-power of two: a fold in and a fold out around it. Rank 1's eager send to rank
+    // 0 leaves at once and is in before rank 0 has folded rank 2 in: 2 × e2e in all.
+    let t = simulate(
+        3,
+        &s::recursive_doubling_allreduce(3, 100),
+        &flat(1000.0, 0.0, 0.0),
+        &|_| 0.0,
+    );
+    assert_eq!(t, 2000.0);
+}
+
+#[test]
+fn a_rendezvous_waits_for_the_receivers_post() {
+    // Rank 1 is in a second round's chain only after the first: 0 → 1 → 2.
+    let rdv = |_: u32, _: u32, _: u64| Price {
+        send_overhead_ns: 10.0,
+        recv_overhead_ns: 10.0,
+        gap_ns: 10.0,
+        end_to_end_ns: 500.0,
+        rendezvous: true,
+    };
+    let t = simulate(3, &s::chain_bcast(3, 1 << 20), &rdv, &|_| 0.0);
+    assert_eq!(t, 1000.0);
+}
+
+#[test]
+fn ring_and_rabenseifner_move_less_than_recursive_doubling_at_large_sizes() {
+    // Bandwidth-bound: e2e proportional to size.
+    let bw = |_: u32, _: u32, b: u64| Price {
+        send_overhead_ns: 0.0,
+        recv_overhead_ns: 0.0,
+        gap_ns: b as f64,
+        end_to_end_ns: 1000.0 + b as f64,
+        rendezvous: false,
+    };
+    let m = 1 << 20;
+    let rd = simulate(4, &s::recursive_doubling_allreduce(4, m), &bw, &|_| 0.0);
+    let ring = simulate(4, &s::ring_allreduce(4, m), &bw, &|_| 0.0);
+    let rab = simulate(4, &s::rabenseifner_allreduce(4, m), &bw, &|_| 0.0);
+    assert!(ring < rd && rab < rd, "{ring} {rab} {rd}");
+    // Rabenseifner on 4: m/2 + m/4 each way.
+    assert_eq!(rab, 4.0 * 1000.0 + 2.0 * (m as f64 / 2.0 + m as f64 / 4.0));
+}
+
+#[test]
+fn every_algorithm_has_a_schedule_for_its_sizes() {
+    for coll in [
+        "allreduce",
+        "bcast",
+        "allgather",
+        "alltoall",
+        "barrier",
+        "reduce",
+    ] {
+        for n in 2..9 {
+            for a in select::openmpi(coll).iter().chain(select::mpich(coll)) {
+                if let Some(sch) = (a.schedule)(n, 4096) {
+                    assert!(!sch.is_empty(), "{coll} {} on {n}", a.name);
+                    let t = simulate(n, &sch, &flat(1000.0, 10.0, 20.0), &|_| 0.0);
+                    assert!(t >= 1000.0, "{coll} {} on {n}: {t}", a.name);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn open_mpi_fixed_rules_as_in_4_1() {
+    assert_eq!(select::openmpi_fixed("allreduce", 2, 8), Some("3"));
+    assert_eq!(select::openmpi_fixed("allreduce", 4, 8), Some("4"));
+    assert_eq!(select::openmpi_fixed("allreduce", 4, 1024), Some("3"));
+    assert_eq!(select::openmpi_fixed("allreduce", 4, 262144), Some("6"));
+    assert_eq!(select::openmpi_fixed("bcast", 2, 4096), Some("1"));
+    assert_eq!(select::openmpi_fixed("alltoall", 4, 4096), Some("4"));
+    assert_eq!(select::openmpi_fixed("allgather", 2, 8), Some("6"));
+    assert_eq!(select::openmpi_fixed("allreduce", 16, 8), None);
+}
+
+#[test]
+fn message_size_from_counted_bytes() {
+    assert_eq!(super::message_bytes("allreduce", 4, 16.0), 8);
+    assert_eq!(super::message_bytes("allgather", 4, 5.0 * 4096.0), 4096);
+    assert_eq!(super::message_bytes("alltoall", 4, 8.0 * 8.0), 8);
+    assert_eq!(super::message_bytes("bcast", 4, 4096.0), 4096);
+}

@@ -1,0 +1,85 @@
+//! The LogGP model of collectives (issue 26): each collective the job called, priced
+//! from the calibration's point-to-point parameters for every algorithm the MPI can
+//! choose, beside the algorithm the MPI did choose and the cost the job measured.
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What decides the MPI's collective algorithms, read at MPI_Finalize on rank 0, and the
+/// local reduction's cost; the model's inputs beside the calibration.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct CollectiveConfig {
+    /// "openmpi_tuned" (Open MPI's coll tuned component decides), "mpich" (the
+    /// `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` control variables), or "unknown" (e.g. another
+    /// coll component selected, or the variables unreadable).
+    pub decider: String,
+    /// Open MPI: `coll_tuned_use_dynamic_rules`; a forced algorithm counts only with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dynamic_rules: Option<bool>,
+    /// The control variables read, by name, with their values: Open MPI's
+    /// `coll_tuned_<coll>_algorithm` (0: the fixed rules decide), MPICH's
+    /// `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` (`auto`: MPICH's own selection decides).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub variables: BTreeMap<String, String>,
+    /// MPI_Reduce_local of MPI_DOUBLE with MPI_SUM on rank 0: `[bytes, ns]`, the median
+    /// of its repetitions; the price of a reduction algorithm's local arithmetic.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reduce_local_ns: Vec<[f64; 2]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One algorithm's predicted cost.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct AlgorithmCost {
+    /// The MPI's own name of the algorithm (Open MPI's `ompi_info` names, MPICH's CVAR
+    /// values).
+    pub algorithm: String,
+    /// The value that forces it: `coll_tuned_<coll>_algorithm=<id>` (Open MPI, with
+    /// `coll_tuned_use_dynamic_rules=1`) or `MPIR_CVAR_<COLL>_INTRA_ALGORITHM=<name>`.
+    pub force: String,
+    pub predicted_ns: f64,
+    /// The prediction at every parameter's interval bound at once (all low, all high):
+    /// what a repeat calibration's parameters would predict.
+    pub predicted_ns_ci: Option<[f64; 2]>,
+}
+
+/// Per (collective, communicator size, size bin): the prediction for the algorithm in
+/// use and for the best alternative, beside the measured cost.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct CollectiveModel {
+    pub function: String,
+    pub comm_size: u32,
+    pub size_lo_bytes: u64,
+    pub size_hi_bytes: u64,
+    /// The collective's message size: count × type size (per block for Allgather and
+    /// Alltoall), from the calls' mean send and receive bytes; 0 for MPI_Barrier.
+    pub message_bytes: u64,
+    /// The algorithm in use, where it can be known (else null, with the reason in `note`).
+    pub algorithm: Option<String>,
+    /// How it is known: "forced" (a control variable), "fixed rules" (Open MPI 4.1's
+    /// coll tuned decision for this size), or "default" (MPICH's documented default
+    /// for `auto`: an assumption, its JSON tuning may choose otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub algorithm_source: Option<String>,
+    pub predicted_ns: Option<f64>,
+    pub predicted_ns_ci: Option<[f64; 2]>,
+    /// The measured cost of one call: the largest over the members of the mean time from
+    /// the last member's entry to the member's exit (the time split's collective cost),
+    /// so that waiting for late members does not count.
+    pub measured_ns: Option<f64>,
+    pub measured_ns_ci: Option<[f64; 2]>,
+    pub calls_matched: u64,
+    /// The cheapest algorithm by the model (it may be the one in use).
+    pub best: Option<AlgorithmCost>,
+    /// Every algorithm the model prices for this collective.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<AlgorithmCost>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}

@@ -1,0 +1,199 @@
+//! Issue 26: the LogGP model of collectives. Each collective of a job is priced per
+//! algorithm from the calibration, and the algorithm in use is named: forced through
+//! the MPI's own variables (Open MPI's `coll_tuned_<coll>_algorithm` with dynamic rules,
+//! MPICH's `MPIR_CVAR_<COLL>_INTRA_ALGORITHM`), or by Open MPI 4.1's fixed rules. The
+//! predictions are printed beside the measured cost, row by row (the issue note lists
+//! them; on this 2-core VM they are not within the issue's ±30 %).
+mod common;
+use common::*;
+use loggp_report::{CollectiveModel, Report};
+
+fn job(
+    mpi: Mpi,
+    np: usize,
+    colls: &str,
+    sizes: &str,
+    extra: &[(&str, &str)],
+    name: &str,
+) -> Report {
+    let dir = scratch(name);
+    let prog = compile(mpi, "coll_model.c", &[]);
+    let report = dir.join("r.json");
+    let mut r = Run::new(np, true)
+        .env("LOGGP_REPORT", report.to_str().unwrap())
+        .env("OMPI_MCA_mpi_yield_when_idle", "1");
+    for (k, v) in extra {
+        r = r.env(k, v);
+    }
+    let o = run(mpi, &r, &prog, &[colls, sizes], &dir);
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+    read_report(&report)
+}
+
+fn row<'a>(r: &'a Report, function: &str, m: u64) -> &'a CollectiveModel {
+    r.collective_model
+        .iter()
+        .find(|x| x.function == function && x.message_bytes == m)
+        .unwrap_or_else(|| panic!("no {function} row of {m} B: {:?}", r.collective_model))
+}
+
+/// Every row priced for every algorithm, the in-use prediction inside its interval, the
+/// best no dearer than the one in use; printed beside the measured cost.
+fn consistent(name: &str, r: &Report) {
+    assert!(
+        !r.collective_model.is_empty(),
+        "{name}: no collective_model"
+    );
+    for x in &r.collective_model {
+        println!(
+            "{name}: {} n={} m={} {:?} ({:?}) predicted {:?} measured {:?} best {:?}",
+            x.function,
+            x.comm_size,
+            x.message_bytes,
+            x.algorithm,
+            x.algorithm_source,
+            x.predicted_ns.map(|v| v.round()),
+            x.measured_ns.map(|v| v.round()),
+            x.best
+                .as_ref()
+                .map(|b| (&b.algorithm, b.predicted_ns.round()))
+        );
+        assert!(!x.alternatives.is_empty(), "{name}: {x:?}");
+        for a in &x.alternatives {
+            let [lo, hi] = a.predicted_ns_ci.expect("an interval");
+            assert!(
+                lo <= a.predicted_ns && a.predicted_ns <= hi && lo > 0.0,
+                "{name}: {a:?}"
+            );
+        }
+        if let (Some(p), Some(b)) = (x.predicted_ns, &x.best) {
+            assert!(b.predicted_ns <= p, "{name}: {x:?}");
+        }
+        assert!(x.measured_ns.is_some_and(|m| m > 0.0), "{name}: {x:?}");
+    }
+}
+
+#[test]
+fn open_mpi_names_its_fixed_rule_and_a_forced_algorithm() {
+    let name = "coll_fixed_openmpi";
+    let r = job(
+        Mpi::OpenMpi,
+        2,
+        "allreduce,alltoall",
+        "8,1024,4096",
+        &[],
+        name,
+    );
+    consistent(name, &r);
+    assert_eq!(r.collective_config.decider, "openmpi_tuned");
+    // Open MPI 4.1's fixed rules on 2 ranks: Allreduce of 8 B and 1 KiB by recursive
+    // doubling and of 4 KiB by the ring; Alltoall of 8 B pairwise, of 1 KiB two_proc and
+    // of 4 KiB pairwise again.
+    for (f, m, alg) in [
+        ("MPI_Allreduce", 8, "recursive_doubling"),
+        ("MPI_Allreduce", 1024, "recursive_doubling"),
+        ("MPI_Allreduce", 4096, "ring"),
+        ("MPI_Alltoall", 8, "pairwise"),
+        ("MPI_Alltoall", 1024, "two_proc"),
+        ("MPI_Alltoall", 4096, "pairwise"),
+    ] {
+        let x = row(&r, f, m);
+        assert_eq!(x.algorithm.as_deref(), Some(alg), "{name}: {x:?}");
+        assert_eq!(x.algorithm_source.as_deref(), Some("fixed rules"));
+    }
+    // Forced: the basic linear Allreduce, read back through MPI_T.
+    let name = "coll_forced_openmpi";
+    let r = job(
+        Mpi::OpenMpi,
+        2,
+        "allreduce",
+        "8,4096",
+        &[
+            ("OMPI_MCA_coll_tuned_use_dynamic_rules", "1"),
+            ("OMPI_MCA_coll_tuned_allreduce_algorithm", "1"),
+        ],
+        name,
+    );
+    consistent(name, &r);
+    for m in [8, 4096] {
+        let x = row(&r, "MPI_Allreduce", m);
+        assert_eq!(
+            x.algorithm.as_deref(),
+            Some("basic_linear"),
+            "{name}: {x:?}"
+        );
+        assert_eq!(x.algorithm_source.as_deref(), Some("forced"));
+    }
+    // Without dynamic rules a forced number is ignored by Open MPI, and by the model.
+    let name = "coll_not_forced_openmpi";
+    let r = job(
+        Mpi::OpenMpi,
+        2,
+        "allreduce",
+        "8",
+        &[("OMPI_MCA_coll_tuned_allreduce_algorithm", "1")],
+        name,
+    );
+    let x = row(&r, "MPI_Allreduce", 8);
+    assert_eq!(
+        x.algorithm.as_deref(),
+        Some("recursive_doubling"),
+        "{name}: {x:?}"
+    );
+}
+
+#[test]
+fn mpich_names_its_cvar_or_its_default() {
+    let name = "coll_mpich";
+    let r = job(
+        Mpi::Mpich,
+        2,
+        "allreduce,bcast",
+        "8,4096",
+        &[(
+            "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM",
+            "reduce_scatter_allgather",
+        )],
+        name,
+    );
+    consistent(name, &r);
+    assert_eq!(r.collective_config.decider, "mpich");
+    let x = row(&r, "MPI_Allreduce", 4096);
+    assert_eq!(
+        (x.algorithm.as_deref(), x.algorithm_source.as_deref()),
+        (Some("reduce_scatter_allgather"), Some("forced")),
+        "{name}: {x:?}"
+    );
+    let x = row(&r, "MPI_Bcast", 8);
+    assert_eq!(
+        (x.algorithm.as_deref(), x.algorithm_source.as_deref()),
+        (Some("binomial"), Some("default (assumed)")),
+        "{name}: {x:?}"
+    );
+}
+
+/// The issue's table: Allreduce, Bcast, Allgather and Alltoall at 8 B, 4 KiB and 256 KiB
+/// on 2 and 4 ranks under Open MPI, every row printed with its prediction and measured
+/// cost; checked for consistency only (see the module's note).
+#[test]
+fn open_mpi_prices_every_collective_it_ran() {
+    for np in [2, 4] {
+        let name = format!("coll_table_openmpi_{np}");
+        let r = job(Mpi::OpenMpi, np, "all", "8,4096,262144", &[], &name);
+        consistent(&name, &r);
+        for f in [
+            "MPI_Allreduce",
+            "MPI_Bcast",
+            "MPI_Allgather",
+            "MPI_Alltoall",
+        ] {
+            for m in [8, 4096, 262144] {
+                let x = row(&r, f, m);
+                assert!(
+                    x.algorithm.is_some() && x.predicted_ns.is_some(),
+                    "{name}: {x:?}"
+                );
+            }
+        }
+    }
+}
