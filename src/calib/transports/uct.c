@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define LG_AM_ID 7
@@ -265,6 +266,19 @@ static ucs_status_t am_cb(void *arg, void *data, size_t length, unsigned flags) 
 
 static void comp_cb(uct_completion_t *self) { (void)self; }
 
+/* The probe buffers are mapped, never taken from malloc: freeing a large malloc block
+ * moves glibc's mmap threshold and leaves holes the application's own blocks then land in
+ * (see src/base/alloc.rs). */
+static char *lg_map(size_t bytes) {
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : (char *)p;
+}
+
+static void lg_unmap(char *p, size_t bytes) {
+    if (p)
+        munmap(p, bytes);
+}
+
 void lg_uct_close(lg_uct *u) {
     if (!u)
         return;
@@ -283,8 +297,8 @@ void lg_uct_close(lg_uct *u) {
         L.uct_worker_destroy(u->worker);
     if (u->async)
         L.ucs_async_context_destroy(u->async);
-    free(u->sbuf);
-    free(u->rbuf);
+    lg_unmap(u->sbuf, u->cap + 8);
+    lg_unmap(u->rbuf, u->cap + 8);
     free(u);
 }
 
@@ -302,8 +316,8 @@ static lg_uct *open_on(const lg_res *r, size_t cap, char *why, size_t n) {
     snprintf(u->tl, sizeof u->tl, "%s", r->tl);
     snprintf(u->dev, sizeof u->dev, "%s", r->dev);
     u->cap = cap;
-    u->sbuf = malloc(cap + 8);
-    u->rbuf = malloc(cap + 8);
+    u->sbuf = lg_map(cap + 8);
+    u->rbuf = lg_map(cap + 8);
     if (!u->sbuf || !u->rbuf) {
         say(why, n, "out of memory");
         goto fail;
