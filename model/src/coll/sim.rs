@@ -58,8 +58,11 @@ pub fn simulate(
             } else {
                 inject
             };
-            // The data is in when the receiver's o_r would begin.
-            let arrive = begin + (p.end_to_end_ns - p.recv_overhead_ns).max(p.send_overhead_ns);
+            // The data is in when the receiver's o_r would begin, so that one message alone
+            // costs its end-to-end time. Where o_s + o_r exceed it (a rendezvous over a
+            // single copy: the sender's o_s is mostly waiting for the receiver's copy), the
+            // two overlap in time, and a bound of o_s here counted that time twice.
+            let arrive = begin + (p.end_to_end_ns - p.recv_overhead_ns).max(0.0);
             done[s] = done[s].max(if p.rendezvous { arrive } else { cpu[s] });
             arrivals.push((d, arrive, p.recv_overhead_ns));
         }

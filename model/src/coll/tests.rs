@@ -21,6 +21,15 @@ fn one_message_costs_its_end_to_end_time() {
         &|_| 0.0,
     );
     assert_eq!(t, 1000.0);
+    // Also where the overheads overlap in time (o_s + o_r above the end-to-end time, as
+    // in a rendezvous over a single copy).
+    let t = simulate(
+        2,
+        &s::linear_bcast(2, 8),
+        &flat(1000.0, 900.0, 900.0),
+        &|_| 0.0,
+    );
+    assert_eq!(t, 1000.0);
 }
 
 #[test]
