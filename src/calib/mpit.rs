@@ -1,6 +1,7 @@
 //! Reading MPI_T control variables (MPI 4.0 §15.3.6): the configured eager limit of the
 //! transport a pair uses, reported beside the measured switch.
 use crate::base::mpi;
+use loggp_model::coll::select::COLLECTIVES;
 use loggp_report::PeerClass;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
@@ -143,16 +144,6 @@ fn eager_limit_in_session(peer_class: PeerClass) -> Option<(String, i64)> {
     }
     None
 }
-
-/// The collectives whose algorithm variables are read, by the MPI's short name.
-const COLLECTIVES: [&str; 6] = [
-    "allreduce",
-    "bcast",
-    "allgather",
-    "alltoall",
-    "barrier",
-    "reduce",
-];
 
 /// What decides this MPI's collective algorithms (issue 26), on rank 0 at MPI_Finalize:
 /// Open MPI's coll tuned variables through MPI_T (set by `--mca`, `OMPI_MCA_*` or a

@@ -30,6 +30,25 @@ macro_rules! alg {
     };
 }
 
+/// The collectives modelled, by the MPIs' short names (Open MPI's `coll_tuned_<name>_…`,
+/// MPICH's `MPIR_CVAR_<NAME>_…`).
+pub const COLLECTIVES: [&str; 6] = [
+    "allreduce",
+    "bcast",
+    "allgather",
+    "alltoall",
+    "barrier",
+    "reduce",
+];
+
+/// One MPI's algorithm table of a collective, the tables given in `COLLECTIVES`' order.
+fn by_name(coll: &str, tables: [&'static [Algorithm]; 6]) -> &'static [Algorithm] {
+    COLLECTIVES
+        .iter()
+        .position(|c| *c == coll)
+        .map_or(&[], |i| tables[i])
+}
+
 fn two(n: u32, sch: Schedule) -> Option<Schedule> {
     (n == 2).then_some(sch)
 }
@@ -117,15 +136,10 @@ pub fn openmpi(coll: &str) -> &'static [Algorithm] {
             n, m
         ))),
     ];
-    match coll {
-        "allreduce" => &ALLREDUCE,
-        "bcast" => &BCAST,
-        "allgather" => &ALLGATHER,
-        "alltoall" => &ALLTOALL,
-        "barrier" => &BARRIER,
-        "reduce" => &REDUCE,
-        _ => &[],
-    }
+    by_name(
+        coll,
+        [&ALLREDUCE, &BCAST, &ALLGATHER, &ALLTOALL, &BARRIER, &REDUCE],
+    )
 }
 
 /// MPICH's algorithms of a collective, by the values of its CVAR.
@@ -182,15 +196,10 @@ pub fn mpich(coll: &str) -> &'static [Algorithm] {
     static REDUCE: [Algorithm; 1] = [alg!("binomial", "binomial", |n, m| Some(
         s::binomial_reduce(n, m)
     ))];
-    match coll {
-        "allreduce" => &ALLREDUCE,
-        "bcast" => &BCAST,
-        "allgather" => &ALLGATHER,
-        "alltoall" => &ALLTOALL,
-        "barrier" => &BARRIER,
-        "reduce" => &REDUCE,
-        _ => &[],
-    }
+    by_name(
+        coll,
+        [&ALLREDUCE, &BCAST, &ALLGATHER, &ALLTOALL, &BARRIER, &REDUCE],
+    )
 }
 
 /// Open MPI 4.1's fixed decision (coll tuned) for a commutative operation on a

@@ -109,14 +109,7 @@ fn ring_and_rabenseifner_move_less_than_recursive_doubling_at_large_sizes() {
 
 #[test]
 fn every_algorithm_has_a_schedule_for_its_sizes() {
-    for coll in [
-        "allreduce",
-        "bcast",
-        "allgather",
-        "alltoall",
-        "barrier",
-        "reduce",
-    ] {
+    for coll in select::COLLECTIVES {
         for n in 2..9 {
             for a in select::openmpi(coll).iter().chain(select::mpich(coll)) {
                 if let Some(sch) = (a.schedule)(n, 4096) {
