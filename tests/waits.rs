@@ -94,6 +94,24 @@ fn all_truths(t: &[(String, f64)], key: &str) -> Vec<f64> {
     v
 }
 
+/// The first of `loggp show`'s findings starts with `title` and puts `want` ± `tol` at
+/// stake, or holds `want` in its interval (as the wait's own check above allows).
+fn first_finding(name: &str, r: &Report, title: &str, want: f64, tol: f64) {
+    let f = loggp_tools::show::findings::findings(r);
+    let first = f.first().unwrap_or_else(|| panic!("{name}: no finding"));
+    assert!(first.title.starts_with(title), "{name}: {f:#?}");
+    let got = first.time_ns.expect("a time at stake");
+    let inside = first
+        .time_ns_ci
+        .is_some_and(|[lo, hi]| lo <= want && want <= hi);
+    assert!(
+        (got - want).abs() <= tol * want || inside,
+        "{name}: the first finding's time {got:.0} {:?} against {want:.0} (±{:.0} %)",
+        first.time_ns_ci,
+        tol * 100.0
+    );
+}
+
 fn within(what: &str, got: f64, want: f64, tol: f64) {
     assert!(
         (got - want).abs() <= tol * want.abs(),
@@ -174,21 +192,27 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
     } else {
         (r0.late_receiver_ns, r0.late_sender_ns)
     };
-    // 200 × D nominal, and what the program itself measured.
-    within(
-        &format!("{name}: rank 0 wait vs 200·D"),
-        got,
-        CALLS * D_NS,
-        0.05,
-    );
     let kind = if case.starts_with("late_sender") {
         "late_sender"
     } else {
         "late_receiver"
     };
+    let all = truth(&t, &format!("{kind}_ns"));
+    // 200 × D nominal ± 5 %, where the program's own clocks saw the delays it built in
+    // (where they did not, the VM stretched rank 1's busy loops — seen once in a full
+    // run — and the check against the program below is the one that holds).
+    if (all - CALLS * D_NS).abs() <= 0.05 * CALLS * D_NS {
+        within(
+            &format!("{name}: rank 0 wait vs 200·D"),
+            got,
+            CALLS * D_NS,
+            0.05,
+        );
+    } else {
+        println!("{name}: the program measured {all:.0} ns of waits, not 200·D: the nominal check is left out");
+    }
     // Against the program's sum over all 200 calls: within 2 %, or inside the wait's
     // interval (the sample keeps 114 of them).
-    let all = truth(&t, &format!("{kind}_ns"));
     let ci = if kind == "late_sender" {
         r0.late_sender_ns_ci
     } else {
@@ -203,6 +227,14 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
         other < 0.01 * got,
         "{name}: the other kind of wait: {other:.0}"
     );
+    // Findings first (issue 27): the first names rank 0 waiting for rank 1, the time at
+    // stake within 10 % of the program's own sum.
+    let who = if kind == "late_sender" {
+        "rank 0 waits for rank 1's sends"
+    } else {
+        "rank 0 waits for rank 1 to post"
+    };
+    first_finding(name, &r, who, all, 0.1);
     // Cost, per message: the median time from a send's start to its receive's end where
     // the receiver waited (`passive_latency`), against the program's own times of the
     // same on CLOCK_MONOTONIC: within 25 % of its middle 30 %. A median, because one
@@ -346,7 +378,9 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
             "{name}: arrival wait {:.0} [{lo:.0}, {hi:.0}] against the program's {all:.0}",
             row.arrival_wait_ns
         );
-        // The last rank waits for nobody.
+        // Findings first (issue 27): the first names rank 0's wait at the collectives,
+        // the program's 100 calls × its mean arrival wait within 10 %.
+        first_finding(&name, &r, "rank 0 waits at collectives", 100.0 * all, 0.1);
         let last = allreduce(&r, 3, 4);
         // The last rank waits for nobody (under MPICH's polling ranks on 2 cores, the
         // sleeping ranks are often later still: there it is not the last).

@@ -6,6 +6,7 @@
 //! `params`: the LogGP tables; `job`: the job's own tables; `matrix`: who talks to whom;
 //! `sites`: the call sites, symbolized; `split`: where each rank's MPI time goes.
 pub mod coll;
+pub mod findings;
 pub mod job;
 pub mod matrix;
 pub mod params;
@@ -59,7 +60,8 @@ pub fn header(r: &Report) -> Vec<String> {
 
 /// Every table `show` prints, in order.
 pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
-    let mut v = parameter_tables(r);
+    let mut v: Vec<Table> = findings::table(r).into_iter().collect();
+    v.extend(parameter_tables(r));
     v.extend(threshold_table(r));
     v.extend(raw_tables(r));
     v.extend(model_check_table(r));
@@ -144,6 +146,7 @@ pub fn json_view(r: &Report) -> serde_json::Value {
     strip(&mut passive, "bins");
     serde_json::json!({
         "schema": r.schema,
+        "findings": findings::findings(r),
         "job": {
             "executable": r.job.executable,
             "complete": r.job.complete,
