@@ -3,6 +3,7 @@
 pub mod advise;
 pub mod csv;
 pub mod diff;
+pub mod export;
 pub mod html;
 pub mod plot;
 pub mod ranks;

@@ -137,6 +137,16 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// The measured parameters for a simulator: LogGOPSim's options or Netgauge's/CODES'
+    /// per-size LogGP table
+    Export {
+        report: String,
+        #[arg(long, value_parser = ["loggopsim", "netgauge"])]
+        format: String,
+        /// The peer class whose calibration to export
+        #[arg(long, default_value = "intra_node", value_parser = ["intra_node", "inter_node"])]
+        class: String,
+    },
     /// Print the report's JSON Schema (the contract the shim writes)
     Schema,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
@@ -338,6 +348,25 @@ fn command(cmd: Cmd) -> Result<i32, String> {
             } else {
                 print!("{}", loggp_tools::repeat::text(&v));
             }
+            Ok(0)
+        }
+        Cmd::Export {
+            report,
+            format,
+            class,
+        } => {
+            let r = load(&report)?;
+            let class = if class == "inter_node" {
+                loggp_report::PeerClass::InterNode
+            } else {
+                loggp_report::PeerClass::IntraNode
+            };
+            let out = if format == "loggopsim" {
+                loggp_tools::export::loggopsim(&r, class)?
+            } else {
+                loggp_tools::export::netgauge(&r, class)?
+            };
+            print!("{out}");
             Ok(0)
         }
         Cmd::Advise { report, json } => {
