@@ -139,6 +139,36 @@ pub struct Waits {
     pub collectives: Vec<CollectiveSplit>,
     /// Up to 5 per rank, the largest first.
     pub largest: Vec<WaitEntry>,
+    /// Matched calls for a timeline (`loggp trace`), on rank 0's clock. A message end is
+    /// kept where a hash of its channel and number falls in 1 of 8 (both ends decide
+    /// alike, so a kept send has its receive), at most 2048 per rank; collectives: the
+    /// first 512 matched per rank.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trace: Vec<TraceEvent>,
+}
+
+/// One call on the timeline: times in ns on rank 0's clock, from the job's earliest
+/// sampled call, every rank's ticks scaled by rank 0's tick length.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct TraceEvent {
+    pub rank: u32,
+    pub function: String,
+    /// "send", "recv" or "collective".
+    pub side: String,
+    /// The call's entry (for a nonblocking message: the entry of the Wait completing it)
+    /// and exit.
+    pub start_ns: f64,
+    pub end_ns: f64,
+    /// A nonblocking message's post (MPI_Isend, MPI_Irecv), before the Wait above.
+    pub posted_ns: Option<f64>,
+    pub peer: Option<u32>,
+    pub bytes: u64,
+    /// The same number on a message's two ends (below 2^52).
+    pub flow: Option<u64>,
+    /// Collectives: from this rank's entry to the last member's.
+    pub arrival_wait_ns: Option<f64>,
 }
 
 /// Adds another rank's (or subtree's) waits to `into`: rows are per rank, counters add.
@@ -152,4 +182,5 @@ pub fn merge_waits(into: &mut Waits, from: Waits) {
     into.pairs_inconsistent += from.pairs_inconsistent;
     into.collectives.extend(from.collectives);
     into.largest.extend(from.largest);
+    into.trace.extend(from.trace);
 }

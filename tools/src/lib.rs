@@ -12,3 +12,4 @@ pub mod run;
 pub mod show;
 pub mod synth;
 pub mod table;
+pub mod trace;

@@ -147,6 +147,12 @@ enum Cmd {
         #[arg(long, default_value = "intra_node", value_parser = ["intra_node", "inter_node"])]
         class: String,
     },
+    /// The sampled calls as a timeline (Chrome trace JSON, for Perfetto or chrome://tracing)
+    Trace {
+        report: String,
+        #[arg(short, long, value_name = "FILE")]
+        output: String,
+    },
     /// Print the report's JSON Schema (the contract the shim writes)
     Schema,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
@@ -367,6 +373,14 @@ fn command(cmd: Cmd) -> Result<i32, String> {
                 loggp_tools::export::netgauge(&r, class)?
             };
             print!("{out}");
+            Ok(0)
+        }
+        Cmd::Trace { report, output } => {
+            let r = load(&report)?;
+            let v = loggp_tools::trace::chrome(&r)?;
+            let n = v["traceEvents"].as_array().map_or(0, |a| a.len());
+            std::fs::write(&output, v.to_string()).map_err(|e| format!("{output}: {e}"))?;
+            eprintln!("loggp: {n} trace events written to {output}");
             Ok(0)
         }
         Cmd::Advise { report, json } => {

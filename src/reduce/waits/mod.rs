@@ -74,6 +74,8 @@ struct Split {
     lr: [f64; 3],
 }
 
+type TraceRaw = (u8, u8, f64, f64, u32, u64, u64, f64, f64);
+
 /// A wait's group: peer, late sender (else late receiver), function, size bin, call site.
 type WaitKey = (u32, bool, u8, u16, u64);
 
@@ -94,6 +96,10 @@ pub(crate) struct Measured {
     /// (latency ticks, the message's weight: its stride) per (class, size bin).
     latency: HashMap<(u8, u16), Vec<(f64, f64)>>,
     largest: HashMap<WaitKey, (u64, f64)>,
+    /// Calls for the timeline: (side, function, entry, exit, peer, bytes, flow, arrival
+    /// wait, the message's post), ns on rank 0's clock from the earliest sampled call
+    /// (see `timeline_scale`).
+    trace: Vec<TraceRaw>,
     inconsistent: u64,
     uncertainty_ticks: f64,
     dropped: u64,
@@ -240,6 +246,8 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
     for c in &mut coll {
         c[2..4].iter_mut().for_each(to_rank0);
     }
+    let (origin, ns0) = timeline_scale(comm, &p2p, &coll);
+    let at = |t: f64| (t - origin as f64) * ns0;
     // Point to point: each end to the other's rank, its peer word replaced by this
     // rank's clock uncertainty (the receiver knows who sent it).
     let mut parts = vec![Vec::new(); n];
@@ -284,6 +292,20 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
         if !fits {
             m.inconsistent += 1;
             continue;
+        }
+        let flow = flow_id(s[0], s[1]);
+        if flow.is_multiple_of(8) && m.trace.len() < TRACE_MESSAGES {
+            m.trace.push((
+                side as u8,
+                func,
+                at(wait),
+                at(end),
+                s[7] as u32,
+                s[2],
+                flow,
+                0.0,
+                at(start),
+            ));
         }
         let mut sp = Split {
             w: stride as f64,
@@ -335,14 +357,23 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
         let stride = cut(c[0], c[1], c[4] & 0xffff_ffff);
         c[4] = (c[4] >> 32) << 32 | stride;
     }
-    collectives(comm, rank, n, &coll, my_u, &mut m);
+    collectives(comm, rank, n, &coll, my_u, (origin, ns0), &mut m);
     m
 }
 
 /// Each collective sample to its home rank, which returns the last member's entry and
 /// the largest clock uncertainty among the members (0, 0 where not every member's call
 /// was found, or one was found twice).
-fn collectives(comm: MPI_Comm, rank: i32, n: usize, coll: &[Coll], my_u: u64, m: &mut Measured) {
+fn collectives(
+    comm: MPI_Comm,
+    rank: i32,
+    n: usize,
+    coll: &[Coll],
+    my_u: u64,
+    (origin, ns0): (u64, f64),
+    m: &mut Measured,
+) {
+    let at = |t: f64| (t - origin as f64) * ns0;
     let home = |c: &Coll| (c[0] ^ c[1].wrapping_mul(0x9E37_79B9_7F4A_7C15)) as usize % n;
     let mut parts = vec![Vec::new(); n];
     for c in coll {
@@ -401,6 +432,19 @@ fn collectives(comm: MPI_Comm, rank: i32, n: usize, coll: &[Coll], my_u: u64, m:
         };
         m.coll.push(sp);
         let bytes = c[5] & ((1 << 56) - 1);
+        if m.trace.iter().filter(|t| t.0 == 2).count() < TRACE_COLLECTIVES {
+            m.trace.push((
+                2,
+                func,
+                at(entry),
+                at(exit),
+                0,
+                bytes,
+                0,
+                (last as f64 - entry).max(0.0) * ns0,
+                at(entry),
+            ));
+        }
         let row = m
             .coll_rows
             .entry((func, comm_size, size_bin(bytes)))
@@ -411,4 +455,6 @@ fn collectives(comm: MPI_Comm, rank: i32, n: usize, coll: &[Coll], my_u: u64, m:
 }
 
 mod split;
+mod timeline;
 pub(crate) use split::finish;
+use timeline::{flow_id, timeline_scale, TRACE_COLLECTIVES, TRACE_MESSAGES};

@@ -3,7 +3,7 @@ use super::{is_collective, Measured, Split, MESSAGE_CALLS};
 use crate::base::funcs;
 use loggp_report::bins::size_bin_range;
 use loggp_report::{
-    CollectiveSplit, PassiveLatency, PeerClass, RankEntry, TimeSplit, WaitEntry, Waits,
+    CollectiveSplit, PassiveLatency, PeerClass, RankEntry, TimeSplit, TraceEvent, WaitEntry, Waits,
 };
 
 /// Ratio estimate of one part: (estimate, 95 % interval) of `total` × Σw·part / Σw·dur.
@@ -246,6 +246,24 @@ pub(crate) fn finish(
         pairs_inconsistent: m.inconsistent,
         collectives,
         largest,
+        trace: m
+            .trace
+            .iter()
+            .map(
+                |&(side, f, t0, t1, peer, bytes, flow, wait, posted)| TraceEvent {
+                    rank: e.rank,
+                    function: funcs::name(f).to_string(),
+                    side: ["send", "recv", "collective"][side.min(2) as usize].into(),
+                    start_ns: t0,
+                    posted_ns: (side < 2 && posted < t0).then_some(posted),
+                    end_ns: t1,
+                    peer: (side < 2).then_some(peer),
+                    bytes,
+                    flow: (side < 2).then_some(flow),
+                    arrival_wait_ns: (side == 2).then_some(wait),
+                },
+            )
+            .collect(),
     };
     (split, waits, latency)
 }

@@ -144,6 +144,11 @@ pub fn json_view(r: &Report) -> serde_json::Value {
     strip(&mut raw, "points");
     let mut passive = serde_json::to_value(&r.passive).unwrap_or_default();
     strip(&mut passive, "bins");
+    // The timeline's calls are `loggp trace`'s, not a script's.
+    let mut waits = serde_json::to_value(&r.waits).unwrap_or_default();
+    if let Some(o) = waits.as_object_mut() {
+        o.remove("trace");
+    }
     serde_json::json!({
         "schema": r.schema,
         "findings": findings::findings(r),
@@ -169,7 +174,7 @@ pub fn json_view(r: &Report) -> serde_json::Value {
         "coverage": r.coverage,
         "time_split": r.time_split,
         "passive_latency": r.passive_latency,
-        "waits": r.waits,
+        "waits": waits,
         "collective_config": r.collective_config,
         "collective_model": r.collective_model,
         "warnings": r.warnings,
