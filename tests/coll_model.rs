@@ -16,18 +16,7 @@ fn job(
     extra: &[(&str, &str)],
     name: &str,
 ) -> Report {
-    let dir = scratch(name);
-    let prog = compile(mpi, "coll_model.c", &[]);
-    let report = dir.join("r.json");
-    let mut r = Run::new(np, true)
-        .env("LOGGP_REPORT", report.to_str().unwrap())
-        .env("OMPI_MCA_mpi_yield_when_idle", "1");
-    for (k, v) in extra {
-        r = r.env(k, v);
-    }
-    let o = run(mpi, &r, &prog, &[colls, sizes], &dir);
-    assert!(o.status.success(), "{name}: {}", stderr(&o));
-    read_report(&report)
+    shim_job(mpi, np, "coll_model.c", &[colls, sizes], extra, name).0
 }
 
 fn row<'a>(r: &'a Report, function: &str, m: u64) -> &'a CollectiveModel {

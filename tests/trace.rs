@@ -11,15 +11,9 @@ use std::collections::{BTreeSet, HashMap};
 fn a_ring_becomes_a_timeline_with_a_flow_per_message() {
     for mpi in BOTH {
         let name = format!("trace_ring_{}", mpi.name());
-        let dir = scratch(&name);
-        let prog = compile(mpi, "ring.c", &[]);
+        let (rep, _) = shim_job(mpi, 4, "ring.c", &["200"], &[], &name);
+        let dir = root().join("target/it").join(&name);
         let report = dir.join("r.json");
-        let r = Run::new(4, true)
-            .env("LOGGP_REPORT", report.to_str().unwrap())
-            .env("OMPI_MCA_mpi_yield_when_idle", "1");
-        let o = run(mpi, &r, &prog, &["200"], &dir);
-        assert!(o.status.success(), "{name}: {}", stderr(&o));
-        let rep = read_report(&report);
         // Through the command, as a user runs it.
         let out = dir.join("job.trace.json");
         let st = std::process::Command::new(root().join("target/release/loggp"))

@@ -16,18 +16,8 @@ fn job(
     extra: &[(&str, &str)],
     name: &str,
 ) -> (Report, Vec<(String, f64)>) {
-    let dir = scratch(name);
-    let prog = compile(mpi, "waits.c", &[]);
-    let report = dir.join("r.json");
-    let mut r = Run::new(np, true)
-        .env("LOGGP_REPORT", report.to_str().unwrap())
-        .env("OMPI_MCA_mpi_yield_when_idle", "1");
-    for (k, v) in extra {
-        r = r.env(k, v);
-    }
     let d_ms = if case.starts_with("coll") { "1" } else { "2" };
-    let o = run(mpi, &r, &prog, &[case, d_ms], &dir);
-    assert!(o.status.success(), "{name}: {}", stderr(&o));
+    let (report, o) = shim_job(mpi, np, "waits.c", &[case, d_ms], extra, name);
     let truth = stdout(&o)
         .lines()
         .filter_map(|l| {
@@ -35,7 +25,7 @@ fn job(
             Some((w.next()?.to_string(), w.next()?.parse().ok()?))
         })
         .collect();
-    (read_report(&report), truth)
+    (report, truth)
 }
 
 fn truth(t: &[(String, f64)], key: &str) -> f64 {

@@ -198,6 +198,31 @@ pub fn stderr(o: &Output) -> String {
 /// Reads a report and checks what every report must satisfy (ground truth §5): no
 /// negative o_s, o_r, g, G or L anywhere (calibration, raw, passive, MPI − raw), and every
 /// parameter that is not null has a 95 % interval that contains it.
+/// Runs test program `src` under the shim on `np` ranks with `extra` settings (and
+/// Open MPI's yield when idle, for timed runs beyond the cores), in scratch dir `name`:
+/// its report and its output, the run required to succeed.
+pub fn shim_job(
+    mpi: Mpi,
+    np: usize,
+    src: &str,
+    args: &[&str],
+    extra: &[(&str, &str)],
+    name: &str,
+) -> (Report, Output) {
+    let dir = scratch(name);
+    let prog = compile(mpi, src, &[]);
+    let report = dir.join("r.json");
+    let r = extra.iter().fold(
+        Run::new(np, true)
+            .env("LOGGP_REPORT", report.to_str().unwrap())
+            .env("OMPI_MCA_mpi_yield_when_idle", "1"),
+        |r, (k, v)| r.env(k, v),
+    );
+    let o = run(mpi, &r, &prog, args, &dir);
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+    (read_report(&report), o)
+}
+
 pub fn read_report(p: &Path) -> Report {
     let text = std::fs::read(p).unwrap_or_else(|e| panic!("report {}: {e}", p.display()));
     let r = loggp_report::parse(&p.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}"));
