@@ -103,6 +103,25 @@ fn write_unnamed_then_link(path: &str, tmp: &str, text: &[u8]) -> std::io::Resul
     f.write_all(text)?;
     f.write_all(b"\n")?;
     let proc_path = cstr(&format!("/proc/self/fd/{}", f.as_raw_fd()))?;
+    // Where no report is there yet (a rank's first file, a killed job's partial one), the
+    // complete file is linked under its final name at once: no temporary name exists at
+    // any moment. A launcher that SIGKILLs a rank as soon as another has died hit two
+    // ranks writing in step, one between link and rename (a `.tmp` left in 1 of 6 killed
+    // MPICH jobs of one CI run).
+    let cpath = cstr(path)?;
+    // SAFETY: C strings we own; linkat fails with EEXIST where a report is there.
+    let direct = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            proc_path.as_ptr(),
+            libc::AT_FDCWD,
+            cpath.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if direct == 0 {
+        return Ok(());
+    }
     let ctmp = cstr(tmp)?;
     // The unnamed file vanishes with the process; from here on a name exists, so a
     // terminating signal waits for the rename (or removes the name).
