@@ -348,7 +348,9 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
         // Rank 3 enters 3 ms after rank 0. Under MPICH, whose waiting ranks poll without
         // yielding, 4 ranks on 2 cores delay the sleeping rank 3 further: there the
         // nominal delay is checked on 2 ranks below, and 4 ranks against the program.
-        if mpi == Mpi::OpenMpi {
+        // On Open MPI too only where the program's clocks saw the 3 ms it built in.
+        let built = truth(&t, "arrival_wait_per_call_ns");
+        if mpi == Mpi::OpenMpi && (built - 3e6).abs() <= 0.05 * 3e6 {
             within(
                 &format!("{name}: arrival wait vs 3 ms"),
                 row.arrival_wait_ns,
@@ -389,13 +391,27 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
             e.cost_ns,
             truth(&te, "cost_per_call_ns")
         );
-        let (two, _) = job(mpi, 2, "coll_skew", &[], &format!("{name}_2"));
+        let (two, t2) = job(mpi, 2, "coll_skew", &[], &format!("{name}_2"));
         let row = allreduce(&two, 0, 2);
-        within(
-            &format!("{name}: 2 ranks, arrival wait vs 1 ms"),
-            row.arrival_wait_ns,
-            1e6,
-            0.05,
+        // 1 ms nominal ± 5 % where the program's own clocks saw the 1 ms it built in
+        // (once in a CI run rank 1 came 1.08 ms late: the VM woke it late), and always
+        // the program's own mean within 2 % or inside the row's interval.
+        let all2 = truth(&t2, "arrival_wait_per_call_ns");
+        if (all2 - 1e6).abs() <= 0.05 * 1e6 {
+            within(
+                &format!("{name}: 2 ranks, arrival wait vs 1 ms"),
+                row.arrival_wait_ns,
+                1e6,
+                0.05,
+            );
+        } else {
+            println!("{name}: the program measured {all2:.0} ns per call, not 1 ms: the nominal check is left out");
+        }
+        let [lo, hi] = row.arrival_wait_ns_ci.expect("an interval");
+        assert!(
+            (row.arrival_wait_ns - all2).abs() <= 0.02 * all2 || (lo <= all2 && all2 <= hi),
+            "{name}: 2 ranks, arrival wait {:.0} [{lo:.0}, {hi:.0}] against the program's {all2:.0}",
+            row.arrival_wait_ns
         );
     }
 }
