@@ -374,6 +374,8 @@ fn collectives(
     m: &mut Measured,
 ) {
     let at = |t: f64| (t - origin as f64) * ns0;
+    // The timeline holds only message ends so far: collectives count from here.
+    let traced_messages = m.trace.len();
     let home = |c: &Coll| (c[0] ^ c[1].wrapping_mul(0x9E37_79B9_7F4A_7C15)) as usize % n;
     let mut parts = vec![Vec::new(); n];
     for c in coll {
@@ -432,7 +434,7 @@ fn collectives(
         };
         m.coll.push(sp);
         let bytes = c[5] & ((1 << 56) - 1);
-        if m.trace.iter().filter(|t| t.0 == 2).count() < TRACE_COLLECTIVES {
+        if m.trace.len() - traced_messages < TRACE_COLLECTIVES {
             m.trace.push((
                 2,
                 func,
