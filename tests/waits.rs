@@ -87,9 +87,20 @@ fn all_truths(t: &[(String, f64)], key: &str) -> Vec<f64> {
 /// The first of `loggp show`'s findings starts with `title` and puts `want` ± `tol` at
 /// stake, or holds `want` in its interval (as the wait's own check above allows).
 fn first_finding(name: &str, r: &Report, title: &str, want: f64, tol: f64) {
+    finding(name, r, title, title, want, tol)
+}
+
+/// The first of the findings starts with `kind`; the one that starts with `title`
+/// (which may be another than the first) puts `want` ± `tol` at stake, or holds `want`
+/// in its interval.
+fn finding(name: &str, r: &Report, kind: &str, title: &str, want: f64, tol: f64) {
     let f = loggp_tools::show::findings::findings(r);
-    let first = f.first().unwrap_or_else(|| panic!("{name}: no finding"));
-    assert!(first.title.starts_with(title), "{name}: {f:#?}");
+    let head = f.first().unwrap_or_else(|| panic!("{name}: no finding"));
+    assert!(head.title.starts_with(kind), "{name}: {f:#?}");
+    let first = f
+        .iter()
+        .find(|x| x.title.starts_with(title))
+        .unwrap_or_else(|| panic!("{name}: no finding {title:?}: {f:#?}"));
     let got = first.time_ns.expect("a time at stake");
     let inside = first
         .time_ns_ci
@@ -370,9 +381,24 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
             "{name}: arrival wait {:.0} [{lo:.0}, {hi:.0}] against the program's {all:.0}",
             row.arrival_wait_ns
         );
-        // Findings first (issue 27): the first names rank 0's wait at the collectives,
-        // the program's 100 calls × its mean arrival wait within 10 %.
-        first_finding(&name, &r, "rank 0 waits at collectives", 100.0 * all, 0.1);
+        // Findings first (issue 27): the first names a wait at the collectives, and
+        // rank 0's puts the program's 100 calls × its mean arrival wait at stake, within
+        // 10 %. On Open MPI rank 0's is the first; under MPICH's polling ranks on 2
+        // cores rank 1 (built to wait 2 ms a call) has once waited longer (393 ms
+        // against rank 0's 385 ms in a CI run).
+        let kind = match mpi {
+            Mpi::OpenMpi => "rank 0 waits at collectives",
+            _ => "rank ",
+        };
+        let all_r0 = 100.0 * all;
+        finding(&name, &r, kind, "rank 0 waits at collectives", all_r0, 0.1);
+        if mpi != Mpi::OpenMpi {
+            let f = loggp_tools::show::findings::findings(&r);
+            assert!(
+                f[0].title.contains("waits at collectives"),
+                "{name}: {f:#?}"
+            );
+        }
         let last = allreduce(&r, 3, 4);
         // The last rank waits for nobody (under MPICH's polling ranks on 2 cores, the
         // sleeping ranks are often later still: there it is not the last).
