@@ -1,7 +1,8 @@
 //! Issue 27 §2: `loggp trace` writes the sampled calls as Chrome trace JSON. On a 4-rank
 //! ring (tests/c/ring.c) under both MPIs: one process per rank, complete events for the
 //! calls, and flows joining each kept send to its receive — the ids match, and on clocks
-//! aligned to rank 0's (here one counter) no receive ends before its send started.
+//! aligned to rank 0's (here one counter) no receive ends before its send started. And
+//! counters over time from LOGGP_INTERVAL=1 snapshots, against a program's phases.
 mod common;
 use common::*;
 use serde_json::Value;
@@ -63,5 +64,97 @@ fn a_ring_becomes_a_timeline_with_a_flow_per_message() {
             ev.len(),
             starts.len()
         );
+    }
+}
+
+/// Counters over time (issue 27 §2): a 4-rank job of three 3-second phases
+/// (tests/c/phases.c: compute without MPI, a 64 KiB ring, sleep) under LOGGP_INTERVAL=1.
+/// The trace has counter events on every rank, and the rates between snapshots show the
+/// phases the program built: an interval wholly in the ring has the program's own share
+/// of time in MPI (each rank times its calls there) within 0.05; the compute and sleep
+/// phases have none in MPI; the sleep has the rank off its CPU (more than 0.9); the
+/// ring's small sends give an o_s.
+#[test]
+fn interim_snapshots_become_counters_over_time() {
+    for mpi in BOTH {
+        let name = format!("trace_phases_{}", mpi.name());
+        let (rep, o) = shim_job(
+            mpi,
+            4,
+            "phases.c",
+            &["3"],
+            &[("LOGGP_INTERVAL", "1")],
+            &name,
+        );
+        let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+        let share = |k: u32| -> f64 {
+            let key = format!("TRUTH rank {k} b_mpi_share ");
+            let line = stdout.lines().find(|l| l.starts_with(&key));
+            line.and_then(|l| l[key.len()..].trim().parse().ok())
+                .unwrap_or_else(|| panic!("{name}: no {key:?} in {stdout}"))
+        };
+        let dir = root().join("target/it").join(&name);
+        let out = dir.join("job.trace.json");
+        let st = std::process::Command::new(root().join("target/release/loggp"))
+            .args(["trace", dir.join("r.json").to_str().unwrap(), "-o"])
+            .arg(&out)
+            .status()
+            .expect("loggp trace");
+        assert!(st.success(), "{name}: loggp trace failed");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap())
+            .expect("the trace parses as JSON");
+        let ev = v["traceEvents"].as_array().expect("traceEvents");
+        for k in 0..4u64 {
+            let names: BTreeSet<&str> = ev
+                .iter()
+                .filter(|e| e["ph"] == "C" && e["pid"].as_u64() == Some(k))
+                .filter_map(|e| e["name"].as_str())
+                .collect();
+            for want in ["time in MPI (share)", "off CPU (share)", "MPI calls per s"] {
+                assert!(
+                    names.contains(want),
+                    "{name}: rank {k} has no {want:?}: {names:?}"
+                );
+            }
+        }
+        for k in 0..4u32 {
+            let mut pts: Vec<_> = rep.waits.counters.iter().filter(|c| c.rank == k).collect();
+            pts.sort_by(|a, b| a.at_ns.total_cmp(&b.at_ns));
+            assert!(pts.len() >= 6, "{name}: rank {k}: {} points", pts.len());
+            let rates: Vec<Vec<(&str, f64)>> = pts
+                .windows(2)
+                .map(|w| loggp_tools::trace::rates(w[0], w[1]))
+                .collect();
+            let of = |r: &[(&str, f64)], n: &str| r.iter().find(|x| x.0 == n).map(|x| x.1);
+            let mpi_share: Vec<f64> = rates
+                .iter()
+                .filter_map(|r| of(r, "time in MPI (share)"))
+                .collect();
+            let (lo, hi) = mpi_share
+                .iter()
+                .fold((f64::MAX, 0f64), |(l, h), &x| (l.min(x), h.max(x)));
+            let truth = share(k);
+            println!("{name}: rank {k}: MPI share per interval {mpi_share:.3?} (program's in the ring: {truth:.3})");
+            assert!(
+                lo <= 0.02,
+                "{name}: rank {k}: no interval without MPI: {mpi_share:?}"
+            );
+            assert!(
+                (hi - truth).abs() <= 0.05,
+                "{name}: rank {k}: the ring's share {hi:.3} against the program's {truth:.3}"
+            );
+            let off = rates.iter().filter_map(|r| of(r, "off CPU (share)"));
+            let off_max = off.fold(0f64, f64::max);
+            assert!(
+                off_max > 0.9,
+                "{name}: rank {k}: off CPU at most {off_max:.3}"
+            );
+            assert!(
+                rates
+                    .iter()
+                    .any(|r| of(r, "o_s, sends <= 256 B (ns)").is_some_and(|x| x > 0.0)),
+                "{name}: rank {k}: no o_s"
+            );
+        }
     }
 }

@@ -145,6 +145,35 @@ pub struct Waits {
     /// first 512 matched per rank.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TraceEvent>,
+    /// Each rank's counters over time, one point per interim snapshot (LOGGP_INTERVAL,
+    /// SIGUSR1) after a start point at the end of MPI_Init, on the timeline's clock
+    /// (`trace`): `loggp trace` draws their rates between points. At most 1024 per rank
+    /// (every other one dropped when full: the counts are cumulative). Only a complete
+    /// report has them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterPoint>,
+}
+
+/// One point of a rank's cumulative counters, counted from the end of MPI_Init.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct CounterPoint {
+    pub rank: u32,
+    /// When, ns on rank 0's clock from the timeline's origin (may be negative: the
+    /// origin is the earliest sampled call).
+    pub at_ns: f64,
+    /// Time in intercepted calls other than MPI_Init, and their number.
+    pub time_in_mpi_ns: f64,
+    pub calls: u64,
+    /// MPI_Send and MPI_Isend of at most 256 B: their number and summed call time (the
+    /// mean over an interval is the passive o_s of the smallest messages).
+    pub small_send_calls: u64,
+    pub small_send_ns: f64,
+    /// The thread that called MPI_Init: time on a CPU and waiting in the run queue for
+    /// one (Linux schedstat), where readable.
+    pub on_cpu_ns: Option<f64>,
+    pub runqueue_wait_ns: Option<f64>,
 }
 
 /// One call on the timeline: times in ns on rank 0's clock, from the job's earliest
@@ -183,4 +212,5 @@ pub fn merge_waits(into: &mut Waits, from: Waits) {
     into.collectives.extend(from.collectives);
     into.largest.extend(from.largest);
     into.trace.extend(from.trace);
+    into.counters.extend(from.counters);
 }

@@ -96,6 +96,7 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64, entered_ns: u
         let _ = CALIBRATION.set(outcome);
         clocks::at_init(comm, world.rank, world.size);
     }
+    crate::output::counters::start();
     runtime::set_running();
     stats::record(func, mode, PeerClass::Unknown, 0, 0, init_ticks);
 }
@@ -283,6 +284,9 @@ fn write_rank_file(end: &str, interim: bool) {
     let mut r = report::assemble(&j.facts, fragment, ending, ns_per_tick);
     r.job.hosts = vec![j.host.clone()];
     report::estimates_status(&mut r, false);
+    if interim {
+        crate::output::counters::add(&r);
+    }
     let verbose = settings::get().verbose >= 2;
     files::write_rank_file(
         &files::rank_file_path(&j.report_path, j.rank),

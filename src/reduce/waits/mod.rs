@@ -100,6 +100,9 @@ pub(crate) struct Measured {
     /// wait, the message's post), ns on rank 0's clock from the earliest sampled call
     /// (see `timeline_scale`).
     trace: Vec<TraceRaw>,
+    /// The rank's counters over time (`output::counters`), each at its time in ns on
+    /// the timeline's clock.
+    counters: Vec<(f64, crate::output::counters::Point)>,
     inconsistent: u64,
     uncertainty_ticks: f64,
     dropped: u64,
@@ -264,7 +267,16 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
             other.insert((c[0], c[1], side), c.try_into().unwrap_or([0; P2P_WORDS]));
         }
     }
+    let counters = crate::output::counters::taken();
     let mut m = Measured {
+        counters: counters
+            .into_iter()
+            .map(|p| {
+                let mut t = p.tick;
+                to_rank0(&mut t);
+                (at(t as f64), p)
+            })
+            .collect(),
         uncertainty_ticks: my_u as f64,
         dropped,
         unnumbered,

@@ -3,7 +3,8 @@ use super::{is_collective, Measured, Split, MESSAGE_CALLS};
 use crate::base::funcs;
 use loggp_report::bins::size_bin_range;
 use loggp_report::{
-    CollectiveSplit, PassiveLatency, PeerClass, RankEntry, TimeSplit, TraceEvent, WaitEntry, Waits,
+    CollectiveSplit, CounterPoint, PassiveLatency, PeerClass, RankEntry, TimeSplit, TraceEvent,
+    WaitEntry, Waits,
 };
 
 /// Ratio estimate of one part: (estimate, 95 % interval) of `total` × Σw·part / Σw·dur.
@@ -263,6 +264,20 @@ pub(crate) fn finish(
                     arrival_wait_ns: (side == 2).then_some(wait),
                 },
             )
+            .collect(),
+        counters: m
+            .counters
+            .iter()
+            .map(|&(at_ns, p)| CounterPoint {
+                rank: e.rank,
+                at_ns,
+                time_in_mpi_ns: p.time_in_mpi_ns,
+                calls: p.calls,
+                small_send_calls: p.small_send_calls,
+                small_send_ns: p.small_send_ns,
+                on_cpu_ns: p.on_cpu_ns.map(|x| x as f64),
+                runqueue_wait_ns: p.runqueue_ns.map(|x| x as f64),
+            })
             .collect(),
     };
     (split, waits, latency)
