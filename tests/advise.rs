@@ -142,6 +142,14 @@ fn advice_holds(
         } else if (0.5 * predicted..=band * predicted).contains(&measured) {
             hit += 1;
             ratios.push(measured / predicted);
+            // Issue 27: on a balanced ping-pong whose advice holds, the advice is the
+            // first of the findings that `show` opens with.
+            let f = loggp_tools::show::findings::findings(&before);
+            assert!(
+                f.first().is_some_and(|f| f.title.starts_with(knob)),
+                "{}: pair {k}: the advice holds, but the first finding is not it: {f:#?}",
+                mpi.name()
+            );
             "hit"
         } else {
             ratios.push(measured / predicted);
@@ -185,6 +193,12 @@ fn openmpi_advises_the_eager_limit_for_a_6000_byte_ping_pong() {
     assert!(a.predicted_saving_ns_ci.unwrap()[0] > 0.0);
     assert_eq!(a.messages, 40000);
     assert!(a.command.unwrap().contains("btl_vader_eager_limit"));
+    let f = loggp_tools::show::findings::findings(&r);
+    assert!(
+        f.first()
+            .is_some_and(|f| f.title.starts_with("btl_vader_eager_limit = ")),
+        "the advice is not the first finding: {f:#?}"
+    );
 }
 
 /// The same, rerun with the advised value: four pairs, every one scored, three within
