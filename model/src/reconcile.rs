@@ -15,6 +15,28 @@ use loggp_report::{Mode, PeerClass, Range, Report};
 /// threads, messages in flight).
 pub const OS_REASON: &str = "both time MPI_Send's own duration (the calibration's formula agrees with its timed calls, see send_call_ns), at different times and under different conditions: the calibration's probes at MPI_Init against this application's calls over its run (caches, other threads, messages in flight; on a shared or virtual machine the cost of the same call also changes level over seconds). The passive figure is what this application paid";
 
+/// Each cause of a reconciliation warning, once: the warning's opening words (how
+/// `loggp show --explain` finds it), a name, and the long explanation. The warnings
+/// themselves are one line per cause (issue 27: one warning per cause, the explanation
+/// once).
+pub const EXPLANATIONS: &[(&str, &str, &str)] = &[
+    (
+        "estimates: active and passive send overhead o_s differ beyond their intervals",
+        "active and passive o_s differ",
+        OS_REASON,
+    ),
+    (
+        "estimates: raw ",
+        "a raw transport slower than MPI",
+        "A raw transport is the floor MPI is compared with (Bell et al. 2003, §5): the same bytes moved with no MPI above them. Where its round trip is longer than MPI's at the same size, the baseline is at fault there (another path than MPI's: a copy through a ring where MPI maps the peer's memory, or the probe disturbed), so MPI − raw says nothing at those sizes and is left out of the overhead table.",
+    ),
+    (
+        "estimates: switches placed by the calibration",
+        "a switch outside the traffic's bracket",
+        "The calibration places a protocol switch by its probes; the passive bracket is the largest jump in the application's own call times. Where the bracket does not contain the calibrated switch, the largest jump in the application's calls is another effect (a cache size, a change of the job's phase, or the receiver always waiting), not the protocol switch.",
+    ),
+];
+
 fn overlap(a: [f64; 2], b: [f64; 2]) -> bool {
     a[0] <= b[1] && b[0] <= a[1]
 }
@@ -29,6 +51,7 @@ fn ns(v: f64) -> String {
 
 pub fn warnings(r: &Report) -> Vec<String> {
     let mut out = vec![];
+    let mut os = vec![];
     for set in &r.calibration.mpi {
         let Some(p) = crate::passive_of(r, set) else {
             continue;
@@ -40,11 +63,16 @@ pub fn warnings(r: &Report) -> Vec<String> {
                 if !(a.size_lo_bytes..=a.size_hi_bytes).contains(&b.size_lo_bytes) {
                     continue;
                 }
-                if let Some(w) = compare(set.peer_class, set.mode, a, b) {
-                    out.push(w);
-                }
+                os.extend(compare(set.peer_class, set.mode, a, b));
             }
         }
+    }
+    if !os.is_empty() {
+        out.push(format!(
+            "{}: {} — the two time the same calls at other times and under other conditions; the passive one is what this application paid (`loggp show --explain`)",
+            EXPLANATIONS[0].0,
+            os.join("; ")
+        ));
     }
     // A raw transport is the floor MPI is compared with (bell2003 §5): where it is slower
     // than MPI, the baseline is at fault, and MPI − raw says nothing there.
@@ -56,24 +84,41 @@ pub fn warnings(r: &Report) -> Vec<String> {
         let worst = v.iter().map(|x| x.2).fold(0.0, f64::max);
         let sizes: Vec<String> = v.iter().map(|x| x.1.to_string()).collect();
         out.push(format!(
-            "{WARNING_PREFIX}raw {name} is slower than MPI's blocking send at {} size(s) ({} B; up to {worst:.2} × MPI's round trip): it is no floor there — the baseline is at fault at those sizes, not a measure of what MPI adds",
+            "{WARNING_PREFIX}raw {name} is slower than MPI's blocking send at {} size(s) ({} B; up to {worst:.2} × MPI's round trip): no floor there, MPI − raw left out (`loggp show --explain`)",
             v.len(),
             sizes.join(", ")
         ));
     }
-    for t in &r.thresholds {
-        if let (Some(act), Some(lo), Some(hi)) =
-            (t.active_bytes, t.passive_lo_bytes, t.passive_hi_bytes)
-        {
-            if !(lo..hi).contains(&act) {
-                out.push(format!(
-                    "{WARNING_PREFIX}switch ({}, {}): the calibration places it at {act} B, the traffic's bracket [{lo}, {hi}] does not contain it: the largest jump in the application's calls is another effect there",
+    let outside: Vec<String> = r
+        .thresholds
+        .iter()
+        .filter_map(|t| {
+            let (act, lo, hi) = (t.active_bytes?, t.passive_lo_bytes?, t.passive_hi_bytes?);
+            (!(lo..hi).contains(&act)).then(|| {
+                format!(
+                    "({}, {}) at {act} B, the traffic's bracket [{lo}, {hi}]",
                     t.peer_class, t.mode
-                ));
-            }
-        }
+                )
+            })
+        })
+        .collect();
+    if !outside.is_empty() {
+        out.push(format!(
+            "{} lie outside the traffic's bracket: {} — the largest jump in the application's calls is another effect there (`loggp show --explain`)",
+            EXPLANATIONS[2].0,
+            outside.join("; ")
+        ));
     }
     out
+}
+
+/// The long explanations of the causes among `warnings`, each once.
+pub fn explanations(warnings: &[String]) -> Vec<(&'static str, &'static str)> {
+    EXPLANATIONS
+        .iter()
+        .filter(|(stem, _, _)| warnings.iter().any(|w| w.starts_with(stem)))
+        .map(|&(_, name, text)| (name, text))
+        .collect()
 }
 
 fn compare(class: PeerClass, mode: Mode, a: &Range, b: &Range) -> Option<String> {
@@ -83,7 +128,7 @@ fn compare(class: PeerClass, mode: Mode, a: &Range, b: &Range) -> Option<String>
         return None;
     }
     Some(format!(
-        "{WARNING_PREFIX}send overhead o_s ({class}, {mode}, {} B): active {} [{}, {}] and passive {} [{}, {}] differ beyond their intervals: {OS_REASON}",
+        "({class}, {mode}, {} B) active {} [{}, {}], passive {} [{}, {}]",
         b.size_lo_bytes,
         ns(av),
         ns(aci[0]),

@@ -70,6 +70,9 @@ enum Cmd {
         /// With --csv: the directory for <table>.csv files
         #[arg(short = 'o', requires = "csv", value_name = "DIR")]
         out: Option<String>,
+        /// After the warnings, the long explanation of each warning's cause, once
+        #[arg(long, conflicts_with_all = ["csv", "json"])]
+        explain: bool,
     },
     /// SVG figures: the gap line with its fits and switches, overheads, MPI against raw
     Plot {
@@ -217,6 +220,7 @@ fn command(cmd: Cmd) -> Result<i32, String> {
             csv: as_csv,
             table,
             out,
+            explain,
         } => {
             let r = load_job(&paths)?;
             if as_csv {
@@ -247,6 +251,9 @@ fn command(cmd: Cmd) -> Result<i32, String> {
                 println!("{t}");
             } else {
                 print!("{}", show::show_with(&r, bins, matrix));
+                if explain {
+                    print!("{}", show::explained(&r));
+                }
             }
             Ok(0)
         }

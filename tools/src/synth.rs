@@ -32,6 +32,36 @@ pub fn many_ranks(r: &Report, n: u32) -> Report {
             .collect();
         r.matrix = loggp_report::merge_matrix(&r.matrix);
     }
+    // Each rank's rows of the time split and the waits, copied from the rank's own
+    // among the report's (its number modulo the report's ranks).
+    let had = r.time_split.len().max(1) as u32;
+    if !r.time_split.is_empty() {
+        let rows = std::mem::take(&mut r.time_split);
+        r.time_split = (0..n)
+            .filter_map(|i| {
+                let mut t = rows.iter().find(|t| t.rank == i % had)?.clone();
+                t.rank = i;
+                Some(t)
+            })
+            .collect();
+    }
+    per_rank(&mut r.waits.collectives, n, had, |c| &mut c.rank);
+    per_rank(&mut r.waits.largest, n, had, |w| &mut w.rank);
     r.job.ranks = n;
     r
+}
+
+/// Rows of ranks 0..`n`, each copied from those of rank (its number modulo `had`).
+fn per_rank<T: Clone>(v: &mut Vec<T>, n: u32, had: u32, rank_of: fn(&mut T) -> &mut u32) {
+    let rows = std::mem::take(v);
+    *v = (0..n)
+        .flat_map(|i| {
+            rows.iter().cloned().filter_map(move |mut x| {
+                (*rank_of(&mut x) == i % had).then(|| {
+                    *rank_of(&mut x) = i;
+                    x
+                })
+            })
+        })
+        .collect();
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints the fraction of a PNG's pixels that are not white (8-bit RGB/RGBA, no
+"""Prints the fraction of a PNG's pixels that are not white (or, given a region, that
+and the fraction in colour) (8-bit RGB/RGBA, no
 interlace, as Chromium writes screenshots). Standard library only."""
 import struct, sys, zlib
 
@@ -40,6 +41,23 @@ def pixels(path):
     return w, h, bpp, out
 
 w, h, bpp, rows = pixels(sys.argv[1])
+if len(sys.argv) > 2:
+    # Regions x y w h ... (CSS pixels = screenshot pixels at scale 1), one line each: the
+    # fraction of its pixels not white, and of those in colour (channels apart by more
+    # than 40: the figures' series, bars and cells; axes, grid and borders are grey).
+    v = [int(a) for a in sys.argv[2:]]
+    for x0, y0, cw, ch in zip(v[0::4], v[1::4], v[2::4], v[3::4]):
+        ink = colour = n = 0
+        for line in rows[max(y0, 0):min(y0 + ch, h)]:
+            for x in range(max(x0, 0), min(x0 + cw, w), 2):
+                r, g, b = line[x * bpp], line[x * bpp + 1], line[x * bpp + 2]
+                n += 1
+                if r < 240 or g < 240 or b < 240:
+                    ink += 1
+                if max(r, g, b) - min(r, g, b) > 40:
+                    colour += 1
+        print(ink / max(n, 1), colour / max(n, 1))
+    sys.exit(0)
 ink = 0
 for line in rows:
     for x in range(0, w * bpp, bpp * 4):  # every 4th pixel is plenty

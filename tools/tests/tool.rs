@@ -430,3 +430,35 @@ fn html_renders_in_headless_chromium() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/loggp-screenshot.png"),
     );
 }
+
+/// Issue 27: one warning per cause, the long explanation once, behind `show --explain`.
+/// Open MPI's demo has three ranges whose active and passive o_s differ: one warning
+/// names all three, without the long explanation, which `--explain` prints once.
+#[test]
+fn one_warning_per_cause_and_the_explanation_once() {
+    for name in FIXTURES {
+        let r = refitted(name);
+        for (stem, _, long) in loggp_model::reconcile::EXPLANATIONS {
+            let n = r.warnings.iter().filter(|w| w.starts_with(stem)).count();
+            assert!(
+                n <= 1,
+                "{name}: {n} warnings of {stem:?}: {:#?}",
+                r.warnings
+            );
+            assert!(
+                !r.warnings.iter().any(|w| w.contains(long)),
+                "{name}: the long explanation is in a warning"
+            );
+        }
+        let e = show::explained(&r);
+        for (name_of, text) in loggp_model::reconcile::explanations(&r.warnings) {
+            assert_eq!(e.matches(text).count(), 1, "{name}: {name_of}");
+        }
+    }
+    let r = refitted("openmpi_demo");
+    let os = loggp_model::reconcile::EXPLANATIONS[0].0;
+    let w: Vec<&String> = r.warnings.iter().filter(|w| w.starts_with(os)).collect();
+    assert_eq!(w.len(), 1, "{:#?}", r.warnings);
+    assert_eq!(w[0].matches(") active ").count(), 3, "{}", w[0]);
+    assert!(show::explained(&r).contains(loggp_model::reconcile::OS_REASON));
+}

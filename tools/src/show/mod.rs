@@ -101,6 +101,19 @@ pub fn footer(r: &Report) -> Vec<String> {
     o
 }
 
+/// `show --explain`: the long explanation of each warning's cause, once.
+pub fn explained(r: &Report) -> String {
+    let e = loggp_model::reconcile::explanations(&r.warnings);
+    if e.is_empty() {
+        return "\nno warning here has a longer explanation\n".into();
+    }
+    let mut o = String::from("\nWhy these warnings\n");
+    for (name, text) in e {
+        o.push_str(&format!("  {name}: {text}\n"));
+    }
+    o
+}
+
 pub fn show(r: &Report, with_bins: bool) -> String {
     show_with(r, with_bins, false)
 }
