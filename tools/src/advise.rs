@@ -1,7 +1,9 @@
 //! `loggp advise`: what moving a protocol switch would save this job, as text or JSON
 //! (the model is `loggp_model::advise`).
 use crate::table::{fmt_ns, fmt_ns_ci, Table};
-use loggp_model::advise::{advise, raw_share, standout_ranks, Advice};
+use loggp_model::advise::{
+    advise, algorithm_advice, raw_share, standout_ranks, Advice, AlgorithmAdvice,
+};
 use loggp_report::Report;
 
 fn ns(v: f64) -> String {
@@ -28,6 +30,7 @@ pub fn json(r: &Report) -> String {
     serde_json::to_string_pretty(&serde_json::json!({
         "advice": advice,
         "notes": notes,
+        "algorithms": algorithm_advice(r),
         "raw_share": raw_share(r, &loggp_model::Settings::for_report(r)),
         "standout_ranks": standout_ranks(r),
     }))
@@ -46,6 +49,13 @@ pub fn text(r: &Report) -> String {
     }
     if advice.is_empty() {
         o += "no (class, mode) with both a calibration and traffic\n";
+    }
+    let algs = algorithm_advice(r);
+    if !algs.is_empty() {
+        o += "\n== advice: collective algorithms, priced by the collective model\n";
+        for a in &algs {
+            o += &one_algorithm(a);
+        }
     }
     for t in share_and_ranks(r) {
         o += "\n";
@@ -102,8 +112,85 @@ pub fn tables(r: &Report) -> Vec<Table> {
         t.note = Some("saving: per job, with its 95 % interval; it assumes the receiver waits for these messages (exchanges, ping-pongs); `loggp advise` gives the commands and every candidate".into());
         out.push(t);
     }
+    out.extend(algorithm_table(r));
     out.extend(share_and_ranks(r));
     out
+}
+
+fn one_algorithm(a: &AlgorithmAdvice) -> String {
+    let mut o = format!(
+        "{} on {} ranks: {} calls; in use: {}\n",
+        a.function,
+        a.comm_size,
+        a.calls,
+        a.in_use.join("; ")
+    );
+    if let (true, Some(name)) = (a.advised, &a.algorithm) {
+        o += &format!(
+            "  advice: force {name}: each member's time in it {} → {}, predicted saving {}{}\n",
+            ns(a.predicted_in_use_ns.unwrap_or(0.0)),
+            ns(a.predicted_advised_ns.unwrap_or(0.0)),
+            ns(a.predicted_saving_ns.unwrap_or(0.0)),
+            ci(a.predicted_saving_ns_ci),
+        );
+        for c in &a.commands {
+            o += &format!("    {c}\n");
+        }
+    }
+    for n in &a.notes {
+        o += &format!("  note: {n}\n");
+    }
+    o
+}
+
+/// Per (collective, communicator size): the algorithm to force and its saving.
+fn algorithm_table(r: &Report) -> Option<Table> {
+    let algs = algorithm_advice(r);
+    if algs.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "Advice — collective algorithms priced by the collective model (loggp advise)",
+        &[
+            "collective",
+            "ranks",
+            "calls",
+            "in use",
+            "advice",
+            "predicted saving",
+        ],
+    );
+    for a in &algs {
+        let (what, saving) = match (&a.algorithm, a.advised) {
+            (Some(name), true) => (
+                format!(
+                    "force {name}: {}",
+                    a.settings
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                fmt_ns_ci(a.predicted_saving_ns, a.predicted_saving_ns_ci),
+            ),
+            _ => (
+                a.notes
+                    .first()
+                    .map_or("no change advised".into(), |n| n.clone()),
+                "—".into(),
+            ),
+        };
+        t.row(vec![
+            a.function.clone(),
+            a.comm_size.to_string(),
+            a.calls.to_string(),
+            a.in_use.join("; "),
+            what,
+            saving,
+        ]);
+    }
+    t.note = Some("saving: in each member's time over the job's calls, all sizes at once (a forced algorithm applies to every size); interval: every parameter at its low and at its high bound; advised only where the model holds for the algorithm in use (±30 %) and the interval lies above zero".into());
+    Some(t)
 }
 
 fn share_and_ranks(r: &Report) -> Vec<Table> {

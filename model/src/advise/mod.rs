@@ -22,12 +22,14 @@
 //! `switch`: the advice on each switch; `pricing`: what it prices beside the saving;
 //! `raw_share`: the raw transport's share of MPI's round trip; `standout`: ranks far from
 //! the others.
+pub mod algorithm;
 pub mod pricing;
 pub mod raw_share;
 pub mod standout;
 pub mod switch;
 pub mod types;
 
+pub use algorithm::{algorithm_advice, AlgorithmAdvice};
 pub use raw_share::{raw_share, RawShare};
 pub use standout::{standout_ranks, Standout};
 pub use switch::advise;

@@ -315,6 +315,38 @@ fn measured(r: &Report) -> Vec<Measured> {
     out
 }
 
+/// The largest number of rendezvous-range messages (by the intra-node calibration's
+/// prices) that one round of `algorithm`'s schedule moves at once, for `row`'s
+/// collective and message size; None where it cannot be told. On one host such
+/// transfers are copies that share the node's memory bandwidth, which the calibration's
+/// one-way probes do not measure: the model prices them as if each had the bandwidth to
+/// itself (on this 2-core VM a 1 MiB two-way exchange took 1.6–1.75× a one-way transfer
+/// inside MPI_Allreduce's recursive doubling), so such predictions are low.
+pub fn concurrent_rendezvous(r: &Report, row: &CollectiveModel, algorithm: &str) -> Option<usize> {
+    let coll = COLLECTIVES.iter().find(|c| c.0 == row.function)?.1;
+    let set = r
+        .calibration
+        .mpi
+        .iter()
+        .find(|s| s.peer_class == PeerClass::IntraNode && s.mode == Mode::Send)?;
+    let prices = Prices::of(set)?;
+    let c = choice(r, coll, row.comm_size, row.message_bytes);
+    let a = c.algorithms.iter().find(|a| a.name == algorithm)?;
+    let sch = (a.schedule)(row.comm_size, row.message_bytes)?;
+    Some(
+        sch.iter()
+            .map(|round| {
+                round
+                    .msgs
+                    .iter()
+                    .filter(|m| m.0 != m.1 && prices.at(m.2, 0).rendezvous)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0),
+    )
+}
+
 /// Every collective of the report priced per algorithm, beside its measured cost.
 pub fn rows(r: &Report) -> Vec<CollectiveModel> {
     let hosts: std::collections::BTreeSet<&str> = r.ranks.iter().map(|x| x.host.as_str()).collect();

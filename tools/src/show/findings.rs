@@ -167,6 +167,33 @@ pub fn findings(r: &Report) -> Vec<Finding> {
                 .unwrap_or_else(|| "see `loggp advise`".into()),
         });
     }
+    for a in loggp_model::advise::algorithm_advice(r)
+        .iter()
+        .filter(|a| a.advised)
+    {
+        let (Some(save), Some(name)) = (a.predicted_saving_ns, &a.algorithm) else {
+            continue;
+        };
+        v.push(Finding {
+            title: format!(
+                "forcing {name} for {} on {} ranks would save {} of each member's time",
+                a.function,
+                a.comm_size,
+                fmt_ns(Some(save))
+            ),
+            time_ns: Some(save),
+            time_ns_ci: a.predicted_saving_ns_ci,
+            evidence: format!(
+                "{} calls; in use: {}; priced by the collective model, which holds for the algorithm in use",
+                a.calls,
+                a.in_use.join("; ")
+            ),
+            action: a
+                .command
+                .clone()
+                .unwrap_or_else(|| "see `loggp advise`".into()),
+        });
+    }
     if let Some(d) = &r.calibration.disturbance {
         v.push(Finding {
             title: "the calibration was disturbed: its parameters may not be the MPI's".into(),

@@ -1,0 +1,300 @@
+//! Which collective algorithm to force (issue 26 §4): the job's collectives priced per
+//! algorithm by the collective model (`coll::rows`, the report's `collective_model`),
+//! summed over the calls of each (function, communicator size).
+//!
+//! A forced algorithm (`coll_tuned_<coll>_algorithm` under Open MPI's coll tuned, with
+//! `coll_tuned_use_dynamic_rules=1`; `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` under MPICH)
+//! applies to every call of the collective, whatever its size: a candidate is priced
+//! over all of its size bins at once, each bin's prediction times the bin's calls.
+//!
+//! Advised only where:
+//! - the algorithm in use is known for every bin (forced, or Open MPI's fixed rules;
+//!   MPICH's documented default is an assumption, and is not advised against);
+//! - the model holds for it: in every bin the measured cost lies within ±30 % of the
+//!   prediction or inside its interval (else the alternatives' prices are not trusted);
+//! - the saving's interval lies above zero. The interval: the saving with every
+//!   parameter at its interval's low bound, and at its high bound (what a repeat
+//!   calibration's parameters would predict), with the central one between.
+//!
+//! The saving is in each member's time: per call of the collective, the cost in use less
+//! the candidate's, times the calls (the cells' count over the members, divided by the
+//! communicator size).
+use loggp_report::{bins, CollectiveModel, Mode, Report};
+use serde::Serialize;
+
+/// How far the measured cost may lie from the prediction for the algorithm in use, as a
+/// share of the prediction, for the model to count as holding (issue 26's tolerance).
+const HOLDS_WITHIN: f64 = 0.3;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AlgorithmAdvice {
+    pub function: String,
+    pub comm_size: u32,
+    /// The algorithms in use, per size bin (`lo..hi B: name (how known)`).
+    pub in_use: Vec<String>,
+    /// Calls of the collective (instances, not member calls) in the priced bins.
+    pub calls: u64,
+    pub advised: bool,
+    /// The advised algorithm, and the settings that force it.
+    pub algorithm: Option<String>,
+    pub settings: Vec<(String, String)>,
+    /// Each member's time in the collective, predicted in use and with the advice, and
+    /// the saving with its interval.
+    pub predicted_in_use_ns: Option<f64>,
+    pub predicted_advised_ns: Option<f64>,
+    pub predicted_saving_ns: Option<f64>,
+    pub predicted_saving_ns_ci: Option<[f64; 2]>,
+    pub command: Option<String>,
+    pub commands: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+fn holds(row: &CollectiveModel) -> Result<(), String> {
+    let (Some(p), Some(m)) = (row.predicted_ns, row.measured_ns) else {
+        return Err(format!(
+            "{}..{} B: no prediction or no measured cost for the algorithm in use",
+            row.size_lo_bytes, row.size_hi_bytes
+        ));
+    };
+    let inside = row
+        .predicted_ns_ci
+        .is_some_and(|[lo, hi]| lo <= m && m <= hi);
+    if (m - p).abs() <= HOLDS_WITHIN * p || inside {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}..{} B: the model does not hold for {} here (predicted {:.0} ns, measured {:.0} ns a call), so its prices of the others are not trusted",
+            row.size_lo_bytes,
+            row.size_hi_bytes,
+            row.algorithm.as_deref().unwrap_or("?"),
+            p,
+            m
+        ))
+    }
+}
+
+/// Calls of `row`'s collective in its size bin: the members' calls over the size.
+fn calls(r: &Report, row: &CollectiveModel) -> u64 {
+    let member_calls: u64 = r
+        .cells
+        .iter()
+        .filter(|c| {
+            c.mode == Mode::Collective
+                && c.function == row.function
+                && c.comm_size == Some(row.comm_size)
+                && bins::size_bin_range(c.size_bin).0 == row.size_lo_bytes
+        })
+        .map(|c| c.count)
+        .sum();
+    member_calls / u64::from(row.comm_size.max(1))
+}
+
+/// The settings in an `AlgorithmCost::force` string (`name=value` words).
+fn settings(force: &str) -> Vec<(String, String)> {
+    force
+        .split_whitespace()
+        .filter_map(|w| w.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn commands(s: &[(String, String)]) -> Vec<String> {
+    if s.iter().any(|(k, _)| k.starts_with("MPIR_CVAR_")) {
+        let genv: Vec<String> = s.iter().map(|(k, v)| format!("-genv {k} {v}")).collect();
+        let env: Vec<String> = s.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        vec![
+            format!("mpiexec {} …", genv.join(" ")),
+            format!("{} srun …", env.join(" ")),
+            format!("export {}", env.join(" ")),
+        ]
+    } else {
+        let mca: Vec<String> = s.iter().map(|(k, v)| format!("--mca {k} {v}")).collect();
+        let env: Vec<String> = s.iter().map(|(k, v)| format!("OMPI_MCA_{k}={v}")).collect();
+        vec![
+            format!("mpirun {} …", mca.join(" ")),
+            format!("{} srun …", env.join(" ")),
+            format!("export {}", env.join(" ")),
+        ]
+    }
+}
+
+/// The advice per (collective, communicator size) the model prices.
+pub fn algorithm_advice(r: &Report) -> Vec<AlgorithmAdvice> {
+    let rows = if r.collective_model.is_empty() {
+        crate::coll::rows(r)
+    } else {
+        r.collective_model.clone()
+    };
+    let mut keys: Vec<(String, u32)> = rows
+        .iter()
+        .map(|x| (x.function.clone(), x.comm_size))
+        .collect();
+    keys.dedup();
+    keys.into_iter()
+        .map(|(f, n)| {
+            let mine: Vec<&CollectiveModel> = rows
+                .iter()
+                .filter(|x| x.function == f && x.comm_size == n)
+                .collect();
+            one(r, f, n, &mine)
+        })
+        .collect()
+}
+
+fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) -> AlgorithmAdvice {
+    let mut a = AlgorithmAdvice {
+        function,
+        comm_size,
+        in_use: rows
+            .iter()
+            .map(|x| {
+                format!(
+                    "{}..{} B: {} ({})",
+                    x.size_lo_bytes,
+                    x.size_hi_bytes,
+                    x.algorithm.as_deref().unwrap_or("not known"),
+                    x.algorithm_source.as_deref().unwrap_or("-")
+                )
+            })
+            .collect(),
+        calls: rows.iter().map(|x| calls(r, x)).sum(),
+        advised: false,
+        algorithm: None,
+        settings: vec![],
+        predicted_in_use_ns: None,
+        predicted_advised_ns: None,
+        predicted_saving_ns: None,
+        predicted_saving_ns_ci: None,
+        command: None,
+        commands: vec![],
+        notes: vec![],
+    };
+    for x in rows {
+        match x.algorithm_source.as_deref() {
+            Some("forced") | Some("fixed rules") => {}
+            Some(how) => a.notes.push(format!(
+                "{}..{} B: the algorithm in use is {how}, not known: no change is advised against it",
+                x.size_lo_bytes, x.size_hi_bytes
+            )),
+            None => a.notes.push(format!(
+                "{}..{} B: the algorithm in use is not known{}",
+                x.size_lo_bytes,
+                x.size_hi_bytes,
+                x.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+            )),
+        }
+        if let Err(e) = holds(x) {
+            a.notes.push(e);
+        }
+        if x.alternatives.is_empty() {
+            a.notes.push(format!(
+                "{}..{} B: not priced{}",
+                x.size_lo_bytes,
+                x.size_hi_bytes,
+                x.note
+                    .as_deref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    if !a.notes.is_empty() || a.calls == 0 {
+        return a;
+    }
+    // Each member's time over all bins, per algorithm, at the low, central and high
+    // parameters.
+    let total = |name: &str| -> Option<[f64; 3]> {
+        let mut t = [0.0; 3];
+        for x in rows {
+            let c = x.alternatives.iter().find(|c| c.algorithm == name)?;
+            let [lo, hi] = c.predicted_ns_ci.unwrap_or([c.predicted_ns; 2]);
+            let k = calls(r, x) as f64;
+            t[0] += k * lo;
+            t[1] += k * c.predicted_ns;
+            t[2] += k * hi;
+        }
+        Some(t)
+    };
+    let Some(now) = rows[0].algorithm.as_deref().and_then(|_| {
+        // The algorithm in use may differ per bin (fixed rules): its total is each bin's.
+        let mut t = [0.0; 3];
+        for x in rows {
+            let name = x.algorithm.as_deref()?;
+            let c = x.alternatives.iter().find(|c| c.algorithm == name)?;
+            let [lo, hi] = c.predicted_ns_ci.unwrap_or([c.predicted_ns; 2]);
+            let k = calls(r, x) as f64;
+            t[0] += k * lo;
+            t[1] += k * c.predicted_ns;
+            t[2] += k * hi;
+        }
+        Some(t)
+    }) else {
+        a.notes.push("the algorithm in use is not priced".into());
+        return a;
+    };
+    a.predicted_in_use_ns = Some(now[1]);
+    let mut best: Option<(String, [f64; 3], String)> = None;
+    let mut contended = vec![];
+    for c in &rows[0].alternatives {
+        let Some(t) = total(&c.algorithm) else {
+            continue;
+        };
+        // Not advised where its rounds move several rendezvous messages at once on the
+        // host: the model prices those as if each had the memory bandwidth to itself.
+        let busy = rows
+            .iter()
+            .filter_map(|x| crate::coll::concurrent_rendezvous(r, x, &c.algorithm))
+            .max()
+            .unwrap_or(0);
+        if busy >= 2 {
+            if t[1] < now[1] {
+                contended.push(c.algorithm.clone());
+            }
+            continue;
+        }
+        if best.as_ref().is_none_or(|b| t[1] < b.1[1]) {
+            best = Some((c.algorithm.clone(), t, c.force.clone()));
+        }
+    }
+    if !contended.is_empty() {
+        a.notes.push(format!(
+            "not priced for advice: {} (their rounds move several rendezvous messages at once on one host, copies that share its memory bandwidth, which the calibration does not measure: the model's price is low)",
+            contended.join(", ")
+        ));
+    }
+    let Some((name, t, force)) = best else {
+        return a;
+    };
+    let saving = [now[0] - t[0], now[1] - t[1], now[2] - t[2]];
+    let lo = saving.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = saving.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let same = rows
+        .iter()
+        .all(|x| x.algorithm.as_deref() == Some(name.as_str()));
+    if same || t[1] >= now[1] {
+        a.notes.push(format!(
+            "the algorithm in use is the cheapest of those priced for advice{}",
+            if same {
+                format!(" ({name})")
+            } else {
+                String::new()
+            }
+        ));
+        return a;
+    }
+    a.predicted_advised_ns = Some(t[1]);
+    a.predicted_saving_ns = Some(saving[1]);
+    a.predicted_saving_ns_ci = Some([lo, hi]);
+    if lo <= 0.0 {
+        a.notes.push(format!(
+            "{name} is predicted cheapest, but its saving's interval reaches zero ({lo:.0} … {hi:.0} ns): no change advised"
+        ));
+        return a;
+    }
+    a.advised = true;
+    a.settings = settings(&force);
+    a.commands = commands(&a.settings);
+    a.command = a.commands.first().cloned();
+    a.algorithm = Some(name);
+    a
+}
