@@ -59,6 +59,10 @@ pub struct RankEntry {
     pub time_in_mpi_ns: f64,
     /// Threads that made intercepted calls.
     pub threads: u32,
+    /// The CPUs online on the rank's host (sysconf), where known: more ranks on a host
+    /// than these share cores, which the collective model does not price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_cpus: Option<u32>,
     pub calls: BTreeMap<String, CallStats>,
     /// Nonblocking and persistent requests by mode, followed from start to completion.
     pub requests: BTreeMap<String, RequestStats>,

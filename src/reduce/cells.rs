@@ -82,6 +82,8 @@ pub fn rank_entry(rank: u32, host: &str, cells: &[Cell], ns_per_tick: f64) -> Ra
         pid: std::process::id(),
         threads: stats::threads_seen() as u32,
         requests_untracked: requests::UNTRACKED.load(Relaxed),
+        // SAFETY: sysconf has no memory arguments.
+        host_cpus: u32::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).ok(),
         ..Default::default()
     };
     let mut add_call = |name: &str, count: u64, bytes: u64, time_ns: f64| {

@@ -8,6 +8,9 @@
 //! over all of its size bins at once, each bin's prediction times the bin's calls.
 //!
 //! Advised only where:
+//! - no host runs more ranks than it has CPUs (the model gives each rank a core);
+//! - no round of the advised algorithm moves several rendezvous messages at once on a
+//!   host (copies sharing its memory bandwidth, which the calibration does not measure);
 //! - the algorithm in use is known for every bin (forced, or Open MPI's fixed rules;
 //!   MPICH's documented default is an assumption, and is not advised against);
 //! - the model holds for it: in every bin the measured cost lies within ±30 % of the
@@ -197,6 +200,20 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
                     .unwrap_or_default()
             ));
         }
+    }
+    // The model gives each rank a core of its own: ranks that share cores wait for them.
+    let mut per_host: std::collections::BTreeMap<&str, (u32, Option<u32>)> = Default::default();
+    for k in &r.ranks {
+        let e = per_host.entry(k.host.as_str()).or_insert((0, k.host_cpus));
+        e.0 += 1;
+    }
+    if let Some((host, (n, Some(cpus)))) = per_host
+        .iter()
+        .find(|(_, (n, c))| c.is_some_and(|c| *n > c))
+    {
+        a.notes.push(format!(
+            "{n} ranks on {cpus} CPUs of {host}: ranks share cores, which the model does not price (it gives each rank a core): no change advised"
+        ));
     }
     if !a.notes.is_empty() || a.calls == 0 {
         return a;
