@@ -5,6 +5,7 @@ pub mod csv;
 pub mod diff;
 pub mod export;
 pub mod html;
+pub mod measure;
 pub mod plot;
 pub mod ranks;
 pub mod repeat;

@@ -139,6 +139,18 @@ enum Cmd {
         /// {"advice": [...], "notes": [...]}
         #[arg(long)]
         json: bool,
+        /// Price the switch advice by measuring: run the given 2-rank command twice with a
+        /// quick calibration, as the job ran and with the knob set so that every message
+        /// of the job is eager (`-- mpirun -np 2 ./app`)
+        #[arg(long)]
+        measure: bool,
+        /// With --measure: the launch command
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            requires = "measure"
+        )]
+        command: Vec<String>,
     },
     /// The measured parameters for a simulator: LogGOPSim's options or Netgauge's/CODES'
     /// per-size LogGP table
@@ -390,7 +402,26 @@ fn command(cmd: Cmd) -> Result<i32, String> {
             eprintln!("loggp: {n} trace events written to {output}");
             Ok(0)
         }
-        Cmd::Advise { report, json } => {
+        Cmd::Advise {
+            report,
+            json,
+            measure: true,
+            command,
+        } => {
+            let r = load(&report)?;
+            let cmd: Vec<String> = command.into_iter().skip_while(|a| a == "--").collect();
+            let v = loggp_tools::measure::measure(&r, &cmd)?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+                );
+            } else {
+                print!("{}", loggp_tools::measure::text(&v));
+            }
+            Ok(0)
+        }
+        Cmd::Advise { report, json, .. } => {
             let r = load(&report)?;
             if json {
                 println!("{}", advise::json(&r));

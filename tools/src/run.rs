@@ -130,7 +130,7 @@ pub fn command_line(launcher: Launcher, cmd: &[String], env: &[(String, String)]
 }
 
 /// The application: the first argument after the launcher's options that is a file.
-fn app_of(cmd: &[String]) -> Option<&String> {
+pub(crate) fn app_of(cmd: &[String]) -> Option<&String> {
     cmd.iter()
         .skip(1)
         .find(|a| !a.starts_with('-') && which(a).is_some_and(|p| p.is_file()))

@@ -81,7 +81,7 @@ pub(super) fn model_check(r: &Report, a: &mut Advice, priced: &[&Bin], rdv: &[(f
 /// bin plus MPI_Recv's for the same sizes (both ranks), where every message of the bin was
 /// received by a blocking MPI_Recv of the same class; None for other modes or where
 /// receives of other kinds took part (their time is not the pair's).
-pub(super) fn pair_ns_per_message(
+pub fn pair_ns_per_message(
     r: &Report,
     class: PeerClass,
     mode: Mode,
