@@ -9,6 +9,7 @@
 //! range holding s (rendezvous waits for the receive). The local reduction is priced by
 //! MPI_Reduce_local as measured at MPI_Finalize (`collective_config.reduce_local_ns`).
 //! The schedules and the simulation are in `schedule`, the MPIs' choices in `select`.
+pub mod fixed;
 pub mod schedule;
 pub mod select;
 pub mod sim;
@@ -190,7 +191,7 @@ fn choice(r: &Report, coll: &'static str, n: u32, m: u64) -> Choice {
                     None => (
                         None,
                         Some(format!(
-                            "Open MPI's fixed rules for {n} ranks are not encoded here (2–7 ranks are)"
+                            "Open MPI's fixed rules for {coll} on {n} ranks are not encoded here"
                         )),
                     ),
                 },

@@ -3,9 +3,8 @@
 //! Open MPI 4.1, coll tuned: the algorithm numbers of `coll_tuned_<coll>_algorithm`
 //! (`ompi_info --param coll tuned --level 9`), and the fixed decision rules of
 //! `coll_tuned_decision_fixed.c` (v4.1.x, "generated based off of results gathered using
-//! the ompi-collectives-tuning package") for communicators of fewer than 8 ranks and
-//! commutative operations — the rows of larger communicators are not encoded here, and
-//! the model says so. MPICH 4.0: the values of `MPIR_CVAR_<COLL>_INTRA_ALGORITHM`, and for
+//! the ompi-collectives-tuning package") for every communicator size and commutative
+//! operations (`fixed.rs`). MPICH 4.0: the values of `MPIR_CVAR_<COLL>_INTRA_ALGORITHM`, and for
 //! `auto` the classic size thresholds of Thakur et al. (2005), which MPICH's defaults
 //! (`MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE` = 2048, `MPIR_CVAR_BCAST_SHORT_MSG_SIZE` =
 //! 12288, …) still carry; its JSON tuning may choose otherwise, so that is marked an
@@ -202,110 +201,7 @@ pub fn mpich(coll: &str) -> &'static [Algorithm] {
     )
 }
 
-/// Open MPI 4.1's fixed decision (coll tuned) for a commutative operation on a
-/// communicator of n < 8 ranks and message size m (count × type size; per block for
-/// Allgather and Alltoall): the algorithm number, or None where the rules are not
-/// encoded here.
-pub fn openmpi_fixed(coll: &str, n: u32, m: u64) -> Option<&'static str> {
-    let pick = |steps: &[(u64, &'static str)], last: &'static str| {
-        steps
-            .iter()
-            .find(|(below, _)| m < *below)
-            .map(|x| x.1)
-            .unwrap_or(last)
-    };
-    if !(2..8).contains(&n) {
-        return None;
-    }
-    Some(match (coll, n < 4) {
-        ("allreduce", true) => pick(
-            &[
-                (8, "4"),
-                (4096, "3"),
-                (8192, "4"),
-                (16384, "3"),
-                (65536, "4"),
-                (262144, "5"),
-            ],
-            "6",
-        ),
-        ("allreduce", false) => pick(&[(16, "4"), (8192, "3")], "6"),
-        ("bcast", true) => pick(
-            &[
-                (32, "3"),
-                (256, "5"),
-                (512, "3"),
-                (1024, "7"),
-                (32768, "1"),
-                (131072, "5"),
-                (262144, "2"),
-                (524288, "1"),
-                (1048576, "6"),
-            ],
-            "5",
-        ),
-        ("bcast", false) => pick(
-            &[
-                (64, "5"),
-                (128, "6"),
-                (2048, "5"),
-                (8192, "6"),
-                (1048576, "1"),
-            ],
-            "2",
-        ),
-        ("allgather", _) if n == 2 => "6",
-        ("allgather", _) => "3",
-        ("alltoall", _) if n == 2 => pick(
-            &[
-                (2, "2"),
-                (4, "5"),
-                (16, "2"),
-                (64, "5"),
-                (256, "2"),
-                (4096, "5"),
-                (32768, "2"),
-                (262144, "4"),
-                (1048576, "5"),
-            ],
-            "2",
-        ),
-        ("alltoall", _) => pick(
-            &[
-                (8192, "4"),
-                (16384, "1"),
-                (65536, "4"),
-                (524288, "1"),
-                (1048576, "2"),
-            ],
-            "1",
-        ),
-        ("barrier", true) => "3",
-        ("barrier", false) => "1",
-        ("reduce", true) => pick(
-            &[
-                (8, "7"),
-                (16, "4"),
-                (32, "3"),
-                (262144, "1"),
-                (524288, "3"),
-                (1048576, "2"),
-            ],
-            "3",
-        ),
-        ("reduce", false) => pick(
-            &[
-                (4096, "4"),
-                (65536, "2"),
-                (262144, "5"),
-                (524288, "1"),
-                (1048576, "5"),
-            ],
-            "1",
-        ),
-        _ => return None,
-    })
-}
+pub use super::fixed::openmpi_fixed;
 
 /// MPICH's classic choice for `auto` (Thakur et al. 2005, MPICH's default thresholds).
 pub fn mpich_default(coll: &str, n: u32, m: u64) -> Option<&'static str> {

@@ -131,7 +131,26 @@ fn open_mpi_fixed_rules_as_in_4_1() {
     assert_eq!(select::openmpi_fixed("bcast", 2, 4096), Some("1"));
     assert_eq!(select::openmpi_fixed("alltoall", 4, 4096), Some("4"));
     assert_eq!(select::openmpi_fixed("allgather", 2, 8), Some("6"));
-    assert_eq!(select::openmpi_fixed("allreduce", 16, 8), None);
+    // 8 ranks and more: the generic rules of coll_tuned_decision_fixed.c.
+    assert_eq!(select::openmpi_fixed("allreduce", 8, 8), Some("3"));
+    assert_eq!(select::openmpi_fixed("allreduce", 8, 8192), Some("6"));
+    assert_eq!(select::openmpi_fixed("allreduce", 16, 8), Some("5"));
+    assert_eq!(select::openmpi_fixed("allreduce", 16, 64), Some("3"));
+    assert_eq!(select::openmpi_fixed("allreduce", 200, 200000), Some("3"));
+    assert_eq!(select::openmpi_fixed("allreduce", 5000, 20000), Some("3"));
+    assert_eq!(select::openmpi_fixed("alltoall", 8, 8), Some("4"));
+    assert_eq!(select::openmpi_fixed("alltoall", 8, 262144), Some("1"));
+    assert_eq!(select::openmpi_fixed("alltoall", 40, 100), Some("3"));
+    assert_eq!(select::openmpi_fixed("barrier", 8, 0), Some("3"));
+    assert_eq!(select::openmpi_fixed("barrier", 300, 0), Some("6"));
+    assert_eq!(select::openmpi_fixed("bcast", 8, 4), Some("7"));
+    assert_eq!(select::openmpi_fixed("bcast", 8, 40000), Some("1"));
+    assert_eq!(select::openmpi_fixed("bcast", 20, 2 << 20), Some("8"));
+    assert_eq!(select::openmpi_fixed("allgather", 16, 8), Some("3"));
+    assert_eq!(select::openmpi_fixed("allgather", 40, 100000), Some("4"));
+    assert_eq!(select::openmpi_fixed("reduce", 8, 4096), Some("4"));
+    assert_eq!(select::openmpi_fixed("reduce", 8, 8192), Some("5"));
+    assert_eq!(select::openmpi_fixed("reduce", 300, 10000), Some("6"));
 }
 
 #[test]
