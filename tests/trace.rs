@@ -8,6 +8,19 @@ use common::*;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
+/// `loggp trace <report> -o <out>`, as a user runs it; the trace, parsed.
+fn trace(name: &str, report: &std::path::Path, out: &std::path::Path) -> Value {
+    let st = std::process::Command::new(root().join("target/release/loggp"))
+        .arg("trace")
+        .arg(report)
+        .arg("-o")
+        .arg(out)
+        .status()
+        .expect("loggp trace");
+    assert!(st.success(), "{name}: loggp trace failed");
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).expect("the trace parses as JSON")
+}
+
 #[test]
 fn a_ring_becomes_a_timeline_with_a_flow_per_message() {
     for mpi in BOTH {
@@ -17,18 +30,7 @@ fn a_ring_becomes_a_timeline_with_a_flow_per_message() {
         let report = dir.join("r.json");
         // Through the command, as a user runs it.
         let out = dir.join("job.trace.json");
-        let st = std::process::Command::new(root().join("target/release/loggp"))
-            .args([
-                "trace",
-                report.to_str().unwrap(),
-                "-o",
-                out.to_str().unwrap(),
-            ])
-            .status()
-            .expect("loggp trace");
-        assert!(st.success(), "{name}: loggp trace failed");
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap())
-            .expect("the trace parses as JSON");
+        let v = trace(&name, &report, &out);
         let ev = v["traceEvents"].as_array().expect("traceEvents");
         let of = |ph: &'static str| ev.iter().filter(move |e| e["ph"] == ph);
         let procs: BTreeSet<u64> = of("M")
@@ -95,14 +97,7 @@ fn interim_snapshots_become_counters_over_time() {
         };
         let dir = root().join("target/it").join(&name);
         let out = dir.join("job.trace.json");
-        let st = std::process::Command::new(root().join("target/release/loggp"))
-            .args(["trace", dir.join("r.json").to_str().unwrap(), "-o"])
-            .arg(&out)
-            .status()
-            .expect("loggp trace");
-        assert!(st.success(), "{name}: loggp trace failed");
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap())
-            .expect("the trace parses as JSON");
+        let v = trace(&name, &dir.join("r.json"), &out);
         let ev = v["traceEvents"].as_array().expect("traceEvents");
         for k in 0..4u64 {
             let names: BTreeSet<&str> = ev

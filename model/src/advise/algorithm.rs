@@ -218,11 +218,12 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
     if !a.notes.is_empty() || a.calls == 0 {
         return a;
     }
-    // Each member's time over all bins, per algorithm, at the low, central and high
-    // parameters.
-    let total = |name: &str| -> Option<[f64; 3]> {
+    // Each member's time over all bins, per algorithm (the algorithm in use may differ
+    // per bin, under the fixed rules), at the low, central and high parameters.
+    let over_bins = |name_of: &dyn Fn(&CollectiveModel) -> Option<String>| -> Option<[f64; 3]> {
         let mut t = [0.0; 3];
         for x in rows {
+            let name = name_of(x)?;
             let c = x.alternatives.iter().find(|c| c.algorithm == name)?;
             let [lo, hi] = c.predicted_ns_ci.unwrap_or([c.predicted_ns; 2]);
             let k = calls(r, x) as f64;
@@ -232,20 +233,8 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
         }
         Some(t)
     };
-    let Some(now) = rows[0].algorithm.as_deref().and_then(|_| {
-        // The algorithm in use may differ per bin (fixed rules): its total is each bin's.
-        let mut t = [0.0; 3];
-        for x in rows {
-            let name = x.algorithm.as_deref()?;
-            let c = x.alternatives.iter().find(|c| c.algorithm == name)?;
-            let [lo, hi] = c.predicted_ns_ci.unwrap_or([c.predicted_ns; 2]);
-            let k = calls(r, x) as f64;
-            t[0] += k * lo;
-            t[1] += k * c.predicted_ns;
-            t[2] += k * hi;
-        }
-        Some(t)
-    }) else {
+    let total = |name: &str| over_bins(&|_| Some(name.to_string()));
+    let Some(now) = over_bins(&|x| x.algorithm.clone()) else {
         a.notes.push("the algorithm in use is not priced".into());
         return a;
     };
