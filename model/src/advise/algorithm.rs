@@ -172,6 +172,10 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
         commands: vec![],
         notes: vec![],
     };
+    // Bins where the model misses the algorithm in use: its prices there are not
+    // trusted, unless the advised algorithm runs the same schedule there (an MPI that
+    // falls back to the one in use at that size), where the saving is nothing.
+    let mut untrusted: Vec<(&CollectiveModel, String)> = vec![];
     for x in rows {
         match x.algorithm_source.as_deref() {
             Some("forced") | Some("fixed rules") => {}
@@ -187,7 +191,7 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
             )),
         }
         if let Err(e) = holds(x) {
-            a.notes.push(e);
+            untrusted.push((x, e));
         }
         if x.alternatives.is_empty() {
             a.notes.push(format!(
@@ -269,8 +273,33 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
         ));
     }
     let Some((name, t, force)) = best else {
+        a.notes.extend(untrusted.into_iter().map(|(_, e)| e));
         return a;
     };
+    let price = |x: &CollectiveModel, alg: Option<&str>| {
+        x.alternatives
+            .iter()
+            .find(|c| Some(c.algorithm.as_str()) == alg)
+            .map(|c| c.predicted_ns)
+    };
+    let mut unchanged = vec![];
+    for (x, e) in untrusted {
+        match (price(x, x.algorithm.as_deref()), price(x, Some(&name))) {
+            (Some(p), Some(q)) if (p - q).abs() <= 1e-9 * p.abs().max(1.0) => {
+                unchanged.push(format!("{}..{} B", x.size_lo_bytes, x.size_hi_bytes))
+            }
+            _ => a.notes.push(e),
+        }
+    }
+    if !a.notes.is_empty() {
+        return a;
+    }
+    if !unchanged.is_empty() {
+        a.notes.push(format!(
+            "{}: the model misses the algorithm in use there, but {name} runs the same schedule at that size (the MPI falls back to it), so no saving is counted there",
+            unchanged.join(", ")
+        ));
+    }
     let saving = [now[0] - t[0], now[1] - t[1], now[2] - t[2]];
     let lo = saving.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = saving.iter().copied().fold(f64::NEG_INFINITY, f64::max);

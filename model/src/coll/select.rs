@@ -52,12 +52,38 @@ fn two(n: u32, sch: Schedule) -> Option<Schedule> {
     (n == 2).then_some(sch)
 }
 
+/// The elements of a reduction's vector of `m` bytes. The record holds bytes, not the
+/// datatype: 8-byte elements (MPI_DOUBLE, the common reduction type) are assumed. It
+/// matters only where an algorithm falls back below one element per rank.
+fn elements(m: u64) -> u64 {
+    m / 8
+}
+
+fn pof2(n: u32) -> u32 {
+    if n == 0 {
+        0
+    } else {
+        1 << (31 - n.leading_zeros())
+    }
+}
+
+fn openmpi_linear_allreduce(n: u32, m: u64) -> Schedule {
+    s::reduce_then_bcast(s::linear_reduce(n, m), s::linear_bcast(n, m))
+}
+
+fn openmpi_ring_allreduce(n: u32, m: u64) -> Schedule {
+    if elements(m) < n as u64 {
+        s::recursive_doubling_allreduce(n, m)
+    } else {
+        s::ring_allreduce(n, m)
+    }
+}
+
 /// Open MPI coll tuned's algorithms of a collective (by its `coll` name: "allreduce").
 pub fn openmpi(coll: &str) -> &'static [Algorithm] {
     static ALLREDUCE: [Algorithm; 6] = [
-        alg!("1", "basic_linear", |n, m| Some(s::reduce_then_bcast(
-            s::linear_reduce(n, m),
-            s::linear_bcast(n, m)
+        alg!("1", "basic_linear", |n, m| Some(openmpi_linear_allreduce(
+            n, m
         ))),
         alg!("2", "nonoverlapping", |n, m| Some(s::reduce_then_bcast(
             s::binomial_reduce(n, m),
@@ -66,11 +92,21 @@ pub fn openmpi(coll: &str) -> &'static [Algorithm] {
         alg!("3", "recursive_doubling", |n, m| Some(
             s::recursive_doubling_allreduce(n, m)
         )),
-        alg!("4", "ring", |n, m| Some(s::ring_allreduce(n, m))),
-        alg!("5", "segmented_ring", |n, m| Some(s::ring_allreduce(n, m))),
-        alg!("6", "rabenseifner", |n, m| Some(s::rabenseifner_allreduce(
+        // The ring falls back to recursive doubling below one element per rank, and
+        // the segmented ring without a segment size is the ring
+        // (`coll_base_allreduce.c`, v4.1.x).
+        alg!("4", "ring", |n, m| Some(openmpi_ring_allreduce(n, m))),
+        alg!("5", "segmented_ring", |n, m| Some(openmpi_ring_allreduce(
             n, m
         ))),
+        // Below one element per rank of the largest power of two, basic linear.
+        alg!("6", "rabenseifner", |n, m| Some(
+            if elements(m) < pof2(n) as u64 {
+                openmpi_linear_allreduce(n, m)
+            } else {
+                s::rabenseifner_allreduce(n, m)
+            }
+        )),
     ];
     static BCAST: [Algorithm; 9] = [
         alg!("1", "basic_linear", |n, m| Some(s::linear_bcast(n, m))),
@@ -149,10 +185,17 @@ pub fn mpich(coll: &str) -> &'static [Algorithm] {
         alg!("recursive_doubling", "recursive_doubling", |n, m| Some(
             s::recursive_doubling_allreduce(n, m)
         )),
+        // MPICH applies it only where count ≥ the largest power of two ≤ n
+        // (`MPII_COLLECTIVE_FALLBACK_CHECK` in `mpir_coll.c`); else it falls back to
+        // its automatic choice, recursive doubling at such sizes.
         alg!(
             "reduce_scatter_allgather",
             "reduce_scatter_allgather",
-            |n, m| Some(s::rabenseifner_allreduce(n, m))
+            |n, m| Some(if elements(m) < pof2(n) as u64 {
+                s::recursive_doubling_allreduce(n, m)
+            } else {
+                s::rabenseifner_allreduce(n, m)
+            })
         ),
     ];
     static BCAST: [Algorithm; 3] = [

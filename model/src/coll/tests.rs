@@ -160,3 +160,37 @@ fn message_size_from_counted_bytes() {
     assert_eq!(super::message_bytes("alltoall", 4, 8.0 * 8.0), 8);
     assert_eq!(super::message_bytes("bcast", 4, 4096.0), 4096);
 }
+
+#[test]
+fn reductions_below_one_element_per_rank_fall_back_as_the_mpis_do() {
+    let price = flat(1000.0, 100.0, 300.0);
+    let cost = |algs: &[select::Algorithm], name: &str, n: u32, m: u64| {
+        let a = algs.iter().find(|a| a.name == name).unwrap();
+        simulate(n, &(a.schedule)(n, m).unwrap(), &price, &|b| b as f64)
+    };
+    let rd = |n, m| {
+        simulate(n, &s::recursive_doubling_allreduce(n, m), &price, &|b| {
+            b as f64
+        })
+    };
+    // MPICH: reduce_scatter_allgather of one double on 2 ranks is recursive doubling.
+    let mpich = select::mpich("allreduce");
+    assert_eq!(cost(mpich, "reduce_scatter_allgather", 2, 8), rd(2, 8));
+    assert_ne!(
+        cost(mpich, "reduce_scatter_allgather", 2, 2048),
+        rd(2, 2048)
+    );
+    // Open MPI: the ring below one element per rank is recursive doubling; Rabenseifner's
+    // below one per rank of the power of two is basic linear.
+    let ompi = select::openmpi("allreduce");
+    assert_eq!(cost(ompi, "ring", 4, 24), rd(4, 24));
+    assert_ne!(cost(ompi, "ring", 4, 32), rd(4, 32));
+    assert_eq!(
+        cost(ompi, "rabenseifner", 4, 24),
+        cost(ompi, "basic_linear", 4, 24)
+    );
+    assert_ne!(
+        cost(ompi, "rabenseifner", 4, 32),
+        cost(ompi, "basic_linear", 4, 32)
+    );
+}
