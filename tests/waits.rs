@@ -159,6 +159,34 @@ fn adds_up(name: &str, r: &Report) {
             "{name}: rank {}: blocking message calls {:.0} ns, the sample's estimate {:.0} ns",
             t.rank, t.message_calls_ns, t.sampled_estimate_ns
         );
+        // The rows per (peer class, mode) add up to the rank's point-to-point figures.
+        if t.matched_messages > 0 {
+            let g = &t.by_class_mode;
+            for (what, rows, whole) in [
+                (
+                    "calls",
+                    g.iter().map(|x| x.message_calls_ns).sum::<f64>(),
+                    t.message_calls_ns,
+                ),
+                ("cost", g.iter().map(|x| x.cost_ns).sum(), t.cost_ns),
+                (
+                    "late sender",
+                    g.iter().map(|x| x.late_sender_ns).sum(),
+                    t.late_sender_ns,
+                ),
+                (
+                    "late receiver",
+                    g.iter().map(|x| x.late_receiver_ns).sum(),
+                    t.late_receiver_ns,
+                ),
+            ] {
+                assert!(
+                    (rows - whole).abs() <= 1e-6 * whole.abs() + 1.0,
+                    "{name}: rank {}: {what} by class and mode {rows:.0} against {whole:.0}: {g:?}",
+                    t.rank
+                );
+            }
+        }
     }
 }
 
@@ -227,6 +255,33 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
     assert!(
         other < 0.01 * got,
         "{name}: the other kind of wait: {other:.0}"
+    );
+    // Per (peer class, mode): the wait is rank 0's intra-node receives' (a late sender)
+    // or sends' (a late receiver), in the mode the program used.
+    let want_mode = match case {
+        "late_sender" => "recv",
+        "late_sender_nb" | "late_sender_any" => "irecv",
+        _ => "send",
+    };
+    let row = r0
+        .by_class_mode
+        .iter()
+        .find(|g| g.peer_class == "intra_node" && g.mode == want_mode)
+        .unwrap_or_else(|| {
+            panic!(
+                "{name}: no intra_node {want_mode} row: {:?}",
+                r0.by_class_mode
+            )
+        });
+    let in_row = if kind == "late_sender" {
+        row.late_sender_ns
+    } else {
+        row.late_receiver_ns
+    };
+    assert!(
+        in_row >= 0.99 * got,
+        "{name}: intra_node {want_mode} holds {in_row:.0} of the wait {got:.0}: {:?}",
+        r0.by_class_mode
     );
     // Findings first (issue 27): the first names rank 0 waiting for rank 1, the time at
     // stake within 10 % of the program's own sum.

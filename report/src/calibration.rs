@@ -38,9 +38,12 @@ pub struct CalibrationSet {
     /// Each switch located to the byte by bisection: the last size of its range.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub switches_bytes: Vec<u64>,
-    /// Level changes between two calibrated sizes `[left, right]` that did not repeat when
-    /// both sizes were probed again, interleaved: the machine changed over time (sizes are
-    /// probed in increasing order), the protocol did not. The ranges do not split there.
+    /// Level changes between two calibrated sizes `[left, right]` that are not taken for
+    /// switches: either they did not repeat when both sizes were probed again,
+    /// interleaved (the machine changed over time, as sizes are probed in increasing
+    /// order; the protocol did not), or they cannot be judged: no quantity's lines on
+    /// the two sides lie more than 25 % apart (a step within the run-to-run drift), away
+    /// from the eager limit and from a limit the MPI names. The ranges do not split there.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_repeated_bytes: Vec<[u64; 2]>,
     /// Passes over the schedule: every size measured once per pass, the passes after the

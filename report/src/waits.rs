@@ -56,6 +56,34 @@ pub struct TimeSplit {
     pub sampled_estimate_ns: f64,
     /// This rank's clock uncertainty against rank 0's (0 when it shares the counter).
     pub clock_uncertainty_ns: f64,
+    /// The point-to-point part (`message_calls_ns`, cost and the two waits) per (peer
+    /// class, mode) of the messages; the rows add up to the rank's figures.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_class_mode: Vec<ClassModeSplit>,
+}
+
+/// One (peer class, mode)'s share of a rank's point-to-point time. A matched sample
+/// counts under its message's class and mode (the mode of the call that started it:
+/// `send`, `isend`, `recv`, `irecv`, …); a Wait that completed several requests counts
+/// under the one it waited longest for. Each figure is the group's share of the sampled
+/// calls' duration (weighted by stride) times the rank's measured time in those calls,
+/// as in the rank's split, with its 95 % interval.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct ClassModeSplit {
+    pub peer_class: crate::PeerClass,
+    pub mode: crate::Mode,
+    /// Matched samples (calls) in the group.
+    pub calls_matched: u64,
+    pub message_calls_ns: f64,
+    pub cost_ns: f64,
+    pub late_sender_ns: f64,
+    pub late_receiver_ns: f64,
+    pub message_calls_ns_ci: Option<[f64; 2]>,
+    pub cost_ns_ci: Option<[f64; 2]>,
+    pub late_sender_ns_ci: Option<[f64; 2]>,
+    pub late_receiver_ns_ci: Option<[f64; 2]>,
 }
 
 /// Per (rank, collective, communicator size, size bin): the mean arrival wait and cost

@@ -38,7 +38,8 @@ pub const COLL_WORDS: usize = 6;
 /// One end of a sampled message, as exchanged at MPI_Finalize: `[channel, seq, bytes,
 /// start, wait, end, meta, peer, call site]`. Sender: start = wait = the send call's entry, end its
 /// exit. Receiver: start = the receive's post, wait = the entry of the call that waited
-/// for it, end = its completion. `meta` = stride | side << 32 | class << 40 | func << 48.
+/// for it, end = its completion. `meta` = stride | side << 32 | class << 40 | func << 48
+/// | mode << 56 (func: the call that completed it; mode: the message's, as started).
 pub type P2p = [u64; P2P_WORDS];
 /// A sampled collective call: `[key, seq, entry, exit, stride | comm_size << 32,
 /// bytes | func << 56]`.
@@ -189,12 +190,13 @@ pub fn keep(
     (channel, k, stride): (u64, u64, u64),
     side: u64,
     peer: i32,
-    func: u8,
+    (func, mode): (u8, u8),
     class: u8,
     bytes: u64,
     times: [u64; 3],
 ) {
-    let meta = stride | side << 32 | (class as u64) << 40 | (func as u64) << 48;
+    let meta =
+        stride | side << 32 | (class as u64) << 40 | (func as u64) << 48 | (mode as u64) << 56;
     push(
         &P2P,
         &P2P_USED,
@@ -228,7 +230,10 @@ pub fn p2p(
     times: [u64; 3],
 ) {
     if let Some(n) = number(side, me, peer, comm_id, tag) {
-        keep(n, side, peer, func, class, bytes, times);
+        let mode = crate::base::funcs::FUNC_MODES
+            .get(func as usize)
+            .map_or(0, |m| *m as u8);
+        keep(n, side, peer, (func, mode), class, bytes, times);
     }
 }
 

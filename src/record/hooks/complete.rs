@@ -107,7 +107,15 @@ fn sample_completed(
         s.get()
     };
     if let Some(n) = numbered {
-        samples::keep(n, side, peer, func, class as u8, info.bytes, times);
+        samples::keep(
+            n,
+            side,
+            peer,
+            (func, info.mode as u8),
+            class as u8,
+            info.bytes,
+            times,
+        );
     }
 }
 

@@ -72,6 +72,9 @@ struct Split {
     dur: f64,
     ls: [f64; 3],
     lr: [f64; 3],
+    /// The message's peer class and mode (`PeerClass`, `Mode` as u8; point to point).
+    class: u8,
+    mode: u8,
 }
 
 type TraceRaw = (u8, u8, f64, f64, u32, u64, u64, f64, f64);
@@ -322,6 +325,8 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
         let mut sp = Split {
             w: stride as f64,
             dur: end - wait,
+            class,
+            mode: (s[6] >> 56) as u8,
             ..Default::default()
         };
         if side == SIDE_RECV {
@@ -353,8 +358,14 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
             // which waited as long as its longest wait.
             let e = completions.entry((s[4], s[5])).or_insert(Split {
                 dur: sp.dur,
+                class: sp.class,
+                mode: sp.mode,
                 ..Default::default()
             });
+            // The call counts under the message it waited longest for.
+            if sp.ls[0].max(sp.lr[0]) > e.ls[0].max(e.lr[0]) {
+                (e.class, e.mode) = (sp.class, sp.mode);
+            }
             e.w = e.w.max(sp.w);
             for k in 0..3 {
                 e.ls[k] = e.ls[k].max(sp.ls[k]);
@@ -442,7 +453,7 @@ fn collectives(
             w: stride,
             dur: exit - entry,
             ls: bounded(last as f64, entry, exit, u),
-            lr: [0.0; 3],
+            ..Default::default()
         };
         m.coll.push(sp);
         let bytes = c[5] & ((1 << 56) - 1);

@@ -3,8 +3,8 @@ use super::{is_collective, Measured, Split, MESSAGE_CALLS};
 use crate::base::funcs;
 use loggp_report::bins::size_bin_range;
 use loggp_report::{
-    CollectiveSplit, CounterPoint, PassiveLatency, PeerClass, RankEntry, TimeSplit, TraceEvent,
-    WaitEntry, Waits,
+    ClassModeSplit, CollectiveSplit, CounterPoint, Mode, PassiveLatency, PeerClass, RankEntry,
+    TimeSplit, TraceEvent, WaitEntry, Waits,
 };
 
 /// Ratio estimate of one part: (estimate, 95 % interval) of `total` × Σw·part / Σw·dur.
@@ -28,6 +28,51 @@ fn ratio(total: f64, s: &[Split], part: impl Fn(&Split) -> [f64; 3]) -> (f64, Op
         r * total,
         Some([(lo.min(hi) - 1.96 * se).max(0.0), lo.max(hi) + 1.96 * se]),
     )
+}
+
+/// The point-to-point split per (peer class, mode): each group's parts are ratio
+/// estimates over all the rank's samples with the other groups' parts set to nothing,
+/// so that the groups add up to the rank's figures; intervals widened by `unexplained`
+/// like the rank's.
+fn by_class_mode(msg: f64, s: &[Split], unexplained: f64) -> Vec<ClassModeSplit> {
+    let mut groups: Vec<(u8, u8)> = s.iter().map(|x| (x.class, x.mode)).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let widen =
+        |ci: Option<[f64; 2]>| ci.map(|[a, b]| [(a - unexplained).max(0.0), b + unexplained]);
+    groups
+        .into_iter()
+        .map(|(class, mode)| {
+            let mine = |x: &Split| x.class == class && x.mode == mode;
+            let part = |f: &dyn Fn(&Split) -> [f64; 3]| {
+                ratio(msg, s, |x| if mine(x) { f(x) } else { [0.0; 3] })
+            };
+            let (calls, calls_ci) = part(&|x| [x.dur; 3]);
+            let (ls, ls_ci) = part(&|x| x.ls);
+            let (lr, lr_ci) = part(&|x| x.lr);
+            let (cost, cost_ci) = part(&|x| {
+                let d = x.dur;
+                [
+                    d - x.ls[0] - x.lr[0],
+                    d - x.ls[2] - x.lr[2],
+                    d - x.ls[1] - x.lr[1],
+                ]
+            });
+            ClassModeSplit {
+                peer_class: PeerClass::from_u8(class),
+                mode: Mode::from_u8(mode),
+                calls_matched: s.iter().filter(|x| mine(x)).count() as u64,
+                message_calls_ns: calls,
+                cost_ns: cost,
+                late_sender_ns: ls,
+                late_receiver_ns: lr,
+                message_calls_ns_ci: widen(calls_ci),
+                cost_ns_ci: widen(cost_ci),
+                late_sender_ns_ci: widen(ls_ci),
+                late_receiver_ns_ci: widen(lr_ci),
+            }
+        })
+        .collect()
 }
 
 /// The split of this rank's time (its `ranks[]` entry holds every call's time).
@@ -113,6 +158,7 @@ pub(crate) fn finish(
         matched_collectives: m.coll.len() as u64,
         sampled_estimate_ns: m.sampled_ticks * ns,
         clock_uncertainty_ns: m.uncertainty_ticks * ns,
+        by_class_mode: by_class_mode(msg, &m.p2p, dp),
     };
     // Per call: the weighted mean and its interval.
     let mean = |s: &[Split], part: &dyn Fn(&Split) -> [f64; 3]| -> (f64, Option<[f64; 2]>) {

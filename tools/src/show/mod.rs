@@ -68,6 +68,7 @@ pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
     v.extend(crate::advise::tables(r));
     v.extend(rank_table(r));
     v.extend(split::split_table(r));
+    v.extend(split::class_mode_table(r));
     v.extend(split::largest_waits_table(r, 10));
     v.extend(split::collectives_table(r));
     v.extend(coll::model_table(r));

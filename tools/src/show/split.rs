@@ -77,6 +77,42 @@ pub fn split_table(r: &Report) -> Option<Table> {
     Some(t)
 }
 
+/// Per rank and (peer class, mode): the point-to-point calls' time, cost and waits.
+pub fn class_mode_table(r: &Report) -> Option<Table> {
+    if r.time_split.iter().all(|s| s.by_class_mode.is_empty()) {
+        return None;
+    }
+    let mut t = Table::new(
+        "Point-to-point time by peer class and mode",
+        &[
+            "rank",
+            "class",
+            "mode",
+            "calls matched",
+            "time in the calls",
+            "cost",
+            "late sender",
+            "late receiver",
+        ],
+    );
+    for s in &r.time_split {
+        for g in &s.by_class_mode {
+            t.row(vec![
+                s.rank.to_string(),
+                g.peer_class.to_string(),
+                g.mode.to_string(),
+                g.calls_matched.to_string(),
+                fmt_ns_ci(Some(g.message_calls_ns), g.message_calls_ns_ci),
+                fmt_ns_ci(Some(g.cost_ns), g.cost_ns_ci),
+                fmt_ns_ci(Some(g.late_sender_ns), g.late_sender_ns_ci),
+                fmt_ns_ci(Some(g.late_receiver_ns), g.late_receiver_ns_ci),
+            ]);
+        }
+    }
+    t.note = Some("a matched sample counts under its message's class and mode (the call that started it); a Wait that completed several requests under the one it waited longest for; each row is its share of the rank's sampled calls, scaled to the rank's measured time like the split, so the rows add up to the rank's".into());
+    Some(t)
+}
+
 /// The largest waits: who waited for whom, in which call and sizes.
 pub fn largest_waits_table(r: &Report, n: usize) -> Option<Table> {
     if r.waits.largest.is_empty() {
