@@ -142,11 +142,17 @@ fn adds_up(name: &str, r: &Report) {
         );
         assert_eq!(t.matched_messages, t.sampled_messages, "{name}: {t:?}");
         let e = r.ranks.iter().find(|e| e.rank == t.rank).unwrap();
-        let calls: u64 = ["MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv"]
-            .iter()
-            .filter_map(|f| e.calls.get(*f))
-            .map(|c| c.count)
-            .sum();
+        let calls: u64 = [
+            "MPI_Send",
+            "MPI_Recv",
+            "MPI_Isend",
+            "MPI_Irecv",
+            "MPI_Mrecv",
+        ]
+        .iter()
+        .filter_map(|f| e.calls.get(*f))
+        .map(|c| c.count)
+        .sum();
         // Every message, less at most a last block per channel whose draw fell past its
         // end (under 1/64 of the channel).
         assert!(
@@ -261,6 +267,7 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
     let want_mode = match case {
         "late_sender" => "recv",
         "late_sender_nb" | "late_sender_any" => "irecv",
+        "late_sender_mprobe" => "mrecv",
         _ => "send",
     };
     let row = r0
@@ -358,11 +365,13 @@ fn late_sender_wait_is_the_senders_delay() {
 }
 
 /// The same through MPI_Irecv/MPI_Isend completed by MPI_Wait: a receive with a named
-/// source and tag is numbered when posted, a wildcard one at completion from its status.
+/// source and tag is numbered when posted, a wildcard one at completion from its status;
+/// and through MPI_Mprobe + MPI_Mrecv (mpi4py's comm.recv), numbered at the match, the
+/// wait counted from the probe's entry.
 #[test]
 fn late_sender_wait_through_nonblocking_calls() {
     for mpi in BOTH {
-        for case in ["late_sender_nb", "late_sender_any"] {
+        for case in ["late_sender_nb", "late_sender_any", "late_sender_mprobe"] {
             let _ = late(mpi, case, &[], &format!("waits_{case}_{}", mpi.name()));
         }
     }

@@ -3,6 +3,8 @@
  * late_sender:   rank 1 computes D before each of 200 sends of 64 KiB to rank 0.
  * late_sender_nb, late_sender_any: the same with MPI_Irecv (named, or from any source
  *                with any tag) and MPI_Isend, each completed by MPI_Wait.
+ * late_sender_mprobe: the same received as mpi4py's comm.recv does: MPI_Mprobe from any
+ *                source with any tag, MPI_Get_count, MPI_Mrecv.
  * late_receiver: rank 0 sends 200 x 64 KiB; rank 1 computes D before each receive.
  * coll_skew:     rank k enters each of 100 MPI_Allreduce (8 B) k*D late.
  * coll_even:     the same 100 MPI_Allreduce, every rank on time.
@@ -62,6 +64,7 @@ int main(int argc, char **argv) {
      * late_sender_any: the same receive from MPI_ANY_SOURCE with MPI_ANY_TAG. */
     int nb = !strcmp(c, "late_sender_nb") || !strcmp(c, "late_sender_any");
     int any = !strcmp(c, "late_sender_any");
+    int mprobe = !strcmp(c, "late_sender_mprobe");
     for (int i = 0; i < N && rank < 2; i++) {
       int sender = late_send ? rank == 1 : rank == 0;
       MPI_Request rq;
@@ -76,6 +79,12 @@ int main(int argc, char **argv) {
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
       } else if (nb) {
         MPI_Wait(&rq, &st);
+      } else if (mprobe && !sender) {
+        MPI_Message m;
+        int n = 0;
+        MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &m, &st);
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        MPI_Mrecv(buf, n, MPI_BYTE, &m, MPI_STATUS_IGNORE);
       } else if (sender)
         MPI_Send(buf, BYTES, MPI_BYTE, 1 - rank, 7, MPI_COMM_WORLD);
       else

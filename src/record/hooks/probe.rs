@@ -1,13 +1,17 @@
 //! Probes and matched receives (MPI 4.0 §3.8): a matched message is remembered with its
 //! peer so that MPI_Mrecv/MPI_Imrecv can classify it.
-use super::common::{before, msg_bytes, peer_what, status_source, timed, visible_status};
+use super::common::{
+    before, msg_bytes, peer_what, status_source, status_tag, timed, visible_status,
+};
 use super::p2p::recv_peer;
 use crate::base::clock::now;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
 use crate::base::runtime::protect;
 use crate::record::matrix;
 use crate::record::peers::classify;
-use crate::record::requests::{self, Info};
+use crate::record::peers::{comm_id, world};
+use crate::record::requests::{self, Info, Sample};
+use crate::record::samples::{self, SIDE_RECV};
 use crate::record::stats::record;
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
@@ -87,6 +91,15 @@ pub(crate) fn mprobe(
         matrix::recv_time(peer, t1.wrapping_sub(t0));
         if found {
             if let Some(m) = message() {
+                // The waits' sample (issue 25): a matched probe fixes the message's place
+                // on its channel, as a wildcard receive's completion does; a blocking
+                // MPI_Mrecv then keeps it, waiting from this probe's entry.
+                let tag = status_tag(st);
+                let sample = world()
+                    .and_then(|w| samples::number(SIDE_RECV, w.rank, peer, comm_id(comm), tag))
+                    .map_or(Sample::default(), |(c, k, stride)| {
+                        Sample::kept(c, k, stride, tag)
+                    });
                 requests::insert(
                     m,
                     Info {
@@ -100,7 +113,7 @@ pub(crate) fn mprobe(
                         peer_world: peer,
                         start_ticks: t0,
                         comm_bits: comm.bits(),
-                        sample: Default::default(),
+                        sample,
                     },
                 );
             }
@@ -126,13 +139,15 @@ pub(crate) fn mrecv(
     let rc = call();
     let t1 = now();
     protect(|| {
-        let (class, peer, comm_bits) = if no_proc {
-            (PeerClass::ProcNull, -1, 0)
+        let probed = if no_proc {
+            None
         } else {
-            match requests::remove(m, true) {
-                Some(i) => (i.class, i.peer_world, i.comm_bits),
-                None => (PeerClass::Unknown, -1, 0),
-            }
+            requests::remove(m, true)
+        };
+        let (class, peer, comm_bits) = match (&probed, no_proc) {
+            (_, true) => (PeerClass::ProcNull, -1, 0),
+            (Some(i), _) => (i.class, i.peer_world, i.comm_bits),
+            (None, _) => (PeerClass::Unknown, -1, 0),
         };
         let size = if class == PeerClass::ProcNull {
             0
@@ -142,7 +157,24 @@ pub(crate) fn mrecv(
         record(func, mode, class, size, size, t1.wrapping_sub(t0));
         matrix::recv_time(peer, t1.wrapping_sub(t0));
         if rc == mpi::success() {
-            if let Some(req) = request() {
+            let req = request();
+            // A blocking MPI_Mrecv of a kept message: its receive waited from the
+            // probe's entry (the post and the wait) to this call's exit. (An
+            // MPI_Imrecv's message is not sampled.)
+            if let (None, Some(i)) = (req, &probed) {
+                if let Some(n) = i.sample.get() {
+                    samples::keep(
+                        n,
+                        SIDE_RECV,
+                        peer,
+                        (func, Mode::Mrecv as u8),
+                        class as u8,
+                        size,
+                        [i.start_ticks, i.start_ticks, t1],
+                    );
+                }
+            }
+            if let Some(req) = req {
                 requests::insert(
                     req,
                     Info {

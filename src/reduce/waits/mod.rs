@@ -30,6 +30,10 @@ const MESSAGE_CALLS: &[&str] = &[
     "MPI_Recv",
     "MPI_Sendrecv",
     "MPI_Sendrecv_replace",
+    // A matched probe and its blocking receive: the receive waits from the probe's entry.
+    "MPI_Mprobe",
+    "MPI_Mrecv",
+    "MPI_Mrecv_c",
     "MPI_Send_c",
     "MPI_Ssend_c",
     "MPI_Bsend_c",

@@ -2,7 +2,7 @@
 //! per rank, the largest waits with their peer and sizes, the collectives' arrival wait
 //! and cost per call, and the end-to-end latency of sampled messages.
 use crate::table::*;
-use loggp_report::{Report, TimeSplit};
+use loggp_report::{ClassModeSplit, Report, TimeSplit};
 
 /// The parts of a rank's split, in bar order: (label, bar character, colour, value).
 fn parts(t: &TimeSplit) -> [(&'static str, char, &'static str, f64); 6] {
@@ -71,7 +71,7 @@ pub fn split_table(r: &Report) -> Option<Table> {
     let matched: u64 = r.time_split.iter().map(|s| s.matched_messages).sum();
     let w = &r.waits;
     t.note = Some(format!(
-        "blocking sends, receives and collectives are split from {matched} of {sampled} sampled message ends matched with the other end ({} pairs dropped as inconsistent, {} samples lost to the full buffer); other = MPI_Init/Finalize (with loggp's calibration), nonblocking, persistent and probe calls. Method: {}",
+        "blocking sends, receives (MPI_Mprobe + MPI_Mrecv too) and collectives are split from {matched} of {sampled} sampled message ends matched with the other end ({} pairs dropped as inconsistent, {} samples lost to the full buffer); other = MPI_Init/Finalize (with loggp's calibration), nonblocking starts, MPI_Test*, persistent and other probe calls. Method: {}",
         w.pairs_inconsistent, w.samples_dropped, w.method
     ));
     Some(t)
@@ -95,22 +95,62 @@ pub fn class_mode_table(r: &Report) -> Option<Table> {
             "late receiver",
         ],
     );
+    // Beyond PER_RANK ranks, one row per (class, mode) over all ranks: a row per rank
+    // and group would bury the page of a large job.
+    const PER_RANK: usize = 16;
+    let per_rank = r.time_split.len() <= PER_RANK;
+    let mut rows: Vec<(String, ClassModeSplit)> = vec![];
     for s in &r.time_split {
         for g in &s.by_class_mode {
-            t.row(vec![
-                s.rank.to_string(),
-                g.peer_class.to_string(),
-                g.mode.to_string(),
-                g.calls_matched.to_string(),
-                fmt_ns_ci(Some(g.message_calls_ns), g.message_calls_ns_ci),
-                fmt_ns_ci(Some(g.cost_ns), g.cost_ns_ci),
-                fmt_ns_ci(Some(g.late_sender_ns), g.late_sender_ns_ci),
-                fmt_ns_ci(Some(g.late_receiver_ns), g.late_receiver_ns_ci),
-            ]);
+            if per_rank {
+                rows.push((s.rank.to_string(), g.clone()));
+                continue;
+            }
+            let label = format!("all {}", r.time_split.len());
+            match rows
+                .iter_mut()
+                .find(|(_, x)| x.peer_class == g.peer_class && x.mode == g.mode)
+            {
+                Some((_, x)) => add(x, g),
+                None => rows.push((label, g.clone())),
+            }
         }
     }
-    t.note = Some("a matched sample counts under its message's class and mode (the call that started it); a Wait that completed several requests under the one it waited longest for; each row is its share of the rank's sampled calls, scaled to the rank's measured time like the split, so the rows add up to the rank's".into());
+    for (rank, g) in rows {
+        t.row(vec![
+            rank,
+            g.peer_class.to_string(),
+            g.mode.to_string(),
+            g.calls_matched.to_string(),
+            fmt_ns_ci(Some(g.message_calls_ns), g.message_calls_ns_ci),
+            fmt_ns_ci(Some(g.cost_ns), g.cost_ns_ci),
+            fmt_ns_ci(Some(g.late_sender_ns), g.late_sender_ns_ci),
+            fmt_ns_ci(Some(g.late_receiver_ns), g.late_receiver_ns_ci),
+        ]);
+    }
+    t.note = Some(format!(
+        "a matched sample counts under its message's class and mode (the call that started it); a Wait that completed several requests under the one it waited longest for; each row is its share of the rank's sampled calls, scaled to the rank's measured time like the split, so the rows add up to the rank's{}",
+        if per_rank {
+            ""
+        } else {
+            "; over all ranks (summed, intervals by their bounds) beyond 16 ranks"
+        }
+    ));
     Some(t)
+}
+
+/// `into` += `g`, intervals by their bounds.
+fn add(into: &mut ClassModeSplit, g: &ClassModeSplit) {
+    let sum = |a: Option<[f64; 2]>, b: Option<[f64; 2]>| Some([a?[0] + b?[0], a?[1] + b?[1]]);
+    into.calls_matched += g.calls_matched;
+    into.message_calls_ns += g.message_calls_ns;
+    into.cost_ns += g.cost_ns;
+    into.late_sender_ns += g.late_sender_ns;
+    into.late_receiver_ns += g.late_receiver_ns;
+    into.message_calls_ns_ci = sum(into.message_calls_ns_ci, g.message_calls_ns_ci);
+    into.cost_ns_ci = sum(into.cost_ns_ci, g.cost_ns_ci);
+    into.late_sender_ns_ci = sum(into.late_sender_ns_ci, g.late_sender_ns_ci);
+    into.late_receiver_ns_ci = sum(into.late_receiver_ns_ci, g.late_receiver_ns_ci);
 }
 
 /// The largest waits: who waited for whom, in which call and sizes.
