@@ -295,7 +295,16 @@ fn uct_tcp_when_named() {
 /// in every such job (UCX 1.13's tcp transport stops progress too early: openucx/ucx#8738).
 #[test]
 fn mpich_over_ucx_tcp_measures_uct_tcp_and_finalizes() {
-    let r = job(Mpi::Mpich, &[("UCX_TLS", "tcp")], "raw_mpich_ucx_tcp");
+    // A budget of 10 s, as `uct_tcp_when_named` has: UCT tcp over loopback is slow here,
+    // and in one CI run (1-byte round trip 15.6 µs, one pass to 440 KiB 51 ms) the
+    // default budget stopped the raw set after 1 of 6 passes, as designed ("stopped: the
+    // calibration budget was reached"); this test is about which layer is measured and
+    // the job's end, not the budget.
+    let r = job(
+        Mpi::Mpich,
+        &[("UCX_TLS", "tcp"), ("LOGGP_CALIBRATE_BUDGET_MS", "10000")],
+        "raw_mpich_ucx_tcp",
+    );
     let u = uct_set(&r, "mpich UCX_TLS=tcp");
     assert_eq!(u.tl.as_deref(), Some("tcp"), "{u:?}");
     assert!(r.mpi_overhead.iter().any(|o| o.transport == "ucx:tcp"));
