@@ -264,7 +264,12 @@ fn write_rank_file(end: &str, interim: bool) {
     let Some(j) = JOB.get() else { return };
     let t0 = std::time::Instant::now();
     let ns_per_tick = cells::ns_per_tick();
-    let mut fragment = local_fragment(j, ns_per_tick, Default::default());
+    let ((mut fragment, progress), read_at) = crate::output::counters::stamped(|| {
+        (
+            local_fragment(j, ns_per_tick, Default::default()),
+            cells::in_progress(ns_per_tick),
+        )
+    });
     // The samples are matched between ranks at MPI_Finalize only.
     fragment.time_split.clear();
     fragment.passive_latency.clear();
@@ -273,7 +278,7 @@ fn write_rank_file(end: &str, interim: bool) {
         ..Default::default()
     };
     for r in &mut fragment.ranks {
-        r.in_progress = cells::in_progress(ns_per_tick);
+        r.in_progress = progress.clone();
     }
     let ending = report::Ending {
         complete: false,
@@ -285,7 +290,7 @@ fn write_rank_file(end: &str, interim: bool) {
     r.job.hosts = vec![j.host.clone()];
     report::estimates_status(&mut r, false);
     if interim {
-        crate::output::counters::add(&r);
+        crate::output::counters::add(&r, read_at);
     }
     let verbose = settings::get().verbose >= 2;
     files::write_rank_file(

@@ -49,9 +49,37 @@ pub fn start() {
     }
 }
 
-/// One point from an interim report of this rank (the writer thread).
-pub fn add(r: &Report) {
-    let p = point(Some(r));
+/// When a snapshot's counts were read: the counter at the middle of the read, and the
+/// MPI_Init thread's schedstat then. Taken beside the read, not when the point is
+/// added: the interim report is assembled in between, which on a loaded 2-core machine
+/// takes long enough to move a 1 s interval's share in MPI (a CI run saw 1.066 against
+/// the program's 1.000, MPICH, 4 ranks).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stamp {
+    tick: u64,
+    sched: Option<(u64, u64)>,
+}
+
+/// Brackets `read` (which reads the counts) with two counter reads; its stamp is their
+/// middle.
+pub fn stamped<T>(read: impl FnOnce() -> T) -> (T, Stamp) {
+    let t0 = crate::base::clock::now();
+    let v = read();
+    let t1 = crate::base::clock::now();
+    let stamp = Stamp {
+        tick: t0 + t1.saturating_sub(t0) / 2,
+        sched: schedstat(MAIN_TID.load(Ordering::Relaxed)),
+    };
+    (v, stamp)
+}
+
+/// One point from an interim report of this rank (the writer thread), at `at`: when its
+/// counts were read.
+pub fn add(r: &Report, at: Stamp) {
+    let mut p = point(Some(r));
+    p.tick = at.tick;
+    p.on_cpu_ns = at.sched.map(|s| s.0);
+    p.runqueue_ns = at.sched.map(|s| s.1);
     if let Ok(mut v) = POINTS.lock() {
         if v.len() >= MAX_POINTS {
             // Keep the first and every other one after it.
@@ -81,6 +109,15 @@ fn point(r: Option<&Report>) -> Point {
                 p.time_in_mpi_ns += c.time_ns;
                 p.calls += c.count;
             }
+            // A call in progress counts up to the read: a call counted only when it ends
+            // would move its whole time into the interval where it ends (a rank
+            // descheduled inside a call for a time slice moves tens of ms).
+            p.time_in_mpi_ns += k
+                .in_progress
+                .iter()
+                .filter(|c| after_init(&c.function))
+                .map(|c| c.for_ns)
+                .sum::<f64>();
         }
         for c in r.cells.iter().filter(|c| {
             c.role == Role::Initiates
