@@ -30,6 +30,22 @@ fn ratio(total: f64, s: &[Split], part: impl Fn(&Split) -> [f64; 3]) -> (f64, Op
     )
 }
 
+/// A call's time less its waits: the cost, at the waits' estimate, then with the
+/// waits at their upper and their lower bound.
+fn cost_part(x: &Split) -> [f64; 3] {
+    let d = x.dur;
+    [
+        d - x.ls[0] - x.lr[0],
+        d - x.ls[2] - x.lr[2],
+        d - x.ls[1] - x.lr[1],
+    ]
+}
+
+/// An interval widened by `by` on both sides (not below zero).
+fn widen(ci: Option<[f64; 2]>, by: f64) -> Option<[f64; 2]> {
+    ci.map(|[a, b]| [(a - by).max(0.0), b + by])
+}
+
 /// The point-to-point split per (peer class, mode): each group's parts are ratio
 /// estimates over all the rank's samples with the other groups' parts set to nothing,
 /// so that the groups add up to the rank's figures; intervals widened by `unexplained`
@@ -38,8 +54,6 @@ fn by_class_mode(msg: f64, s: &[Split], unexplained: f64) -> Vec<ClassModeSplit>
     let mut groups: Vec<(u8, u8)> = s.iter().map(|x| (x.class, x.mode)).collect();
     groups.sort_unstable();
     groups.dedup();
-    let widen =
-        |ci: Option<[f64; 2]>| ci.map(|[a, b]| [(a - unexplained).max(0.0), b + unexplained]);
     groups
         .into_iter()
         .map(|(class, mode)| {
@@ -50,14 +64,7 @@ fn by_class_mode(msg: f64, s: &[Split], unexplained: f64) -> Vec<ClassModeSplit>
             let (calls, calls_ci) = part(&|x| [x.dur; 3]);
             let (ls, ls_ci) = part(&|x| x.ls);
             let (lr, lr_ci) = part(&|x| x.lr);
-            let (cost, cost_ci) = part(&|x| {
-                let d = x.dur;
-                [
-                    d - x.ls[0] - x.lr[0],
-                    d - x.ls[2] - x.lr[2],
-                    d - x.ls[1] - x.lr[1],
-                ]
-            });
+            let (cost, cost_ci) = part(&cost_part);
             ClassModeSplit {
                 peer_class: PeerClass::from_u8(class),
                 mode: Mode::from_u8(mode),
@@ -66,10 +73,10 @@ fn by_class_mode(msg: f64, s: &[Split], unexplained: f64) -> Vec<ClassModeSplit>
                 cost_ns: cost,
                 late_sender_ns: ls,
                 late_receiver_ns: lr,
-                message_calls_ns_ci: widen(calls_ci),
-                cost_ns_ci: widen(cost_ci),
-                late_sender_ns_ci: widen(ls_ci),
-                late_receiver_ns_ci: widen(lr_ci),
+                message_calls_ns_ci: widen(calls_ci, unexplained),
+                cost_ns_ci: widen(cost_ci, unexplained),
+                late_sender_ns_ci: widen(ls_ci, unexplained),
+                late_receiver_ns_ci: widen(lr_ci, unexplained),
             }
         })
         .collect()
@@ -91,14 +98,6 @@ pub(crate) fn finish(
     let col = time_of(&|f| is_collective(f));
     let (ls, ls_ci) = ratio(msg, &m.p2p, |x| x.ls);
     let (lr, lr_ci) = ratio(msg, &m.p2p, |x| x.lr);
-    let cost_part = |x: &Split| {
-        let d = x.dur;
-        [
-            d - x.ls[0] - x.lr[0],
-            d - x.ls[2] - x.lr[2],
-            d - x.ls[1] - x.lr[1],
-        ]
-    };
     let (cost, cost_ci) = if m.p2p.is_empty() {
         (msg, None)
     } else {
@@ -108,9 +107,8 @@ pub(crate) fn finish(
     let (cc, cc_ci) = if m.coll.is_empty() {
         (col, None)
     } else {
-        ratio(col, &m.coll, |x| {
-            [x.dur - x.ls[0], x.dur - x.ls[2], x.dur - x.ls[1]]
-        })
+        // A collective's sample has no late-receiver part: its cost is the rest.
+        ratio(col, &m.coll, cost_part)
     };
     // What the sample cannot attribute: the difference between the calls' measured time
     // and the sample's own estimate of it (slow calls it did not keep, or kept ones that
@@ -125,7 +123,6 @@ pub(crate) fn finish(
             (total - est).abs()
         }
     };
-    let widen = |ci: Option<[f64; 2]>, by: f64| ci.map(|[a, b]| [(a - by).max(0.0), b + by]);
     // Point to point: against the estimate from every kept message end (matched or not).
     let dp = if m.p2p.is_empty() {
         0.0
@@ -185,7 +182,7 @@ pub(crate) fn finish(
         .map(|(&(f, comm_size, bin), (s, bytes))| {
             let (lo, hi) = size_bin_range(bin);
             let (aw, aw_ci) = mean(s, &|x| x.ls);
-            let (c, c_ci) = mean(s, &|x| [x.dur - x.ls[0], x.dur - x.ls[2], x.dur - x.ls[1]]);
+            let (c, c_ci) = mean(s, &cost_part);
             CollectiveSplit {
                 rank: e.rank,
                 function: funcs::name(f).to_string(),
