@@ -161,6 +161,15 @@ pub struct Point {
     /// Whether a send of this size waited for a receiver that came late: true for a
     /// synchronous or rendezvous protocol, false for eager.
     pub send_waits_for_receiver: Option<bool>,
+    /// The exchange probe: both ranks of the pair call MPI_Sendrecv of s bytes each way,
+    /// back to back; the median time per exchange (the two directions' copies at once,
+    /// the step of recursive doubling and pairwise algorithms, which the collective model
+    /// prices with it). Blocking-send sets of MPI only; absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange_ns: Option<f64>,
+    /// Each pass's time per exchange.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exchange_reps_ns: Vec<f64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

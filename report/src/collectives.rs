@@ -26,6 +26,11 @@ pub struct CollectiveConfig {
     /// of its repetitions; the price of a reduction algorithm's local arithmetic.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reduce_local_ns: Vec<[f64; 2]>,
+    /// A local copy (memcpy) on rank 0: `[bytes, ns]`, the median of its repetitions;
+    /// the price of the copy of a rank's own block (Allgather, Alltoall) or vector
+    /// (Allreduce) into the receive buffer with which those algorithms begin.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub copy_local_ns: Vec<[f64; 2]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -45,6 +50,13 @@ pub struct AlgorithmCost {
     /// The prediction at every parameter's interval bound at once (all low, all high):
     /// what a repeat calibration's parameters would predict.
     pub predicted_ns_ci: Option<[f64; 2]>,
+    /// The mean over the members of the time from a common entry to each member's exit
+    /// (`predicted_ns` is the last member's): the time each member spends, on average,
+    /// which a root that leaves early lowers. Advice prices savings with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_member_mean_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_member_mean_ns_ci: Option<[f64; 2]>,
 }
 
 /// Per (collective, communicator size, size bin): the prediction for the algorithm in

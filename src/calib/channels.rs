@@ -121,6 +121,12 @@ impl Transport for Mux {
     fn choose(&mut self, ctl: &mut dyn super::engine::Control, client: bool) -> bool {
         self.t().choose(ctl, client)
     }
+    fn can_exchange(&self) -> bool {
+        matches!(self.chans.get(self.cur), Some(Chan::Mpi(_))) && self.mpi.can_exchange()
+    }
+    fn exchange(&mut self, size: usize) -> bool {
+        self.t().exchange(size)
+    }
     fn stopped(&self) -> bool {
         match self.chans.get(self.cur) {
             Some(Chan::Raw(i)) => match &self.raws[*i] {

@@ -152,6 +152,7 @@ fn eager_limit_in_session(peer_class: PeerClass) -> Option<(String, i64)> {
 pub fn collective_config() -> loggp_report::CollectiveConfig {
     let mut c = loggp_report::CollectiveConfig {
         reduce_local_ns: reduce_local_ns(),
+        copy_local_ns: copy_local_ns(),
         ..Default::default()
     };
     if mpi::FLAVOR == "openmpi" {
@@ -208,6 +209,28 @@ pub fn collective_config() -> loggp_report::CollectiveConfig {
         }
     }
     c
+}
+
+/// A memcpy at 8 B, 1 KiB, 64 KiB and 1 MiB (the MPIs' local copy of contiguous bytes):
+/// the median of 5 repetitions each.
+fn copy_local_ns() -> Vec<[f64; 2]> {
+    let a = vec![1u8; 1 << 20];
+    let mut b = vec![2u8; 1 << 20];
+    let mut out = vec![];
+    for bytes in [8usize, 1024, 65536, 1 << 20] {
+        let mut t: Vec<f64> = (0..5)
+            .map(|_| {
+                let t0 = crate::base::clock::monotonic_raw_ns();
+                b[..bytes].copy_from_slice(&a[..bytes]);
+                std::hint::black_box(&mut b);
+                let t1 = crate::base::clock::monotonic_raw_ns();
+                t1.saturating_sub(t0) as f64
+            })
+            .collect();
+        t.sort_by(f64::total_cmp);
+        out.push([bytes as f64, t[2]]);
+    }
+    out
 }
 
 /// MPI_Reduce_local of MPI_DOUBLE with MPI_SUM at 8 B, 1 KiB, 64 KiB and 1 MiB: the

@@ -118,6 +118,8 @@ pub fn point(p: &PointTicks, n: u64, k: f64) -> Point {
         prtt_n_d_reps_ns: all(&p.samples[2]),
         recv_overhead_reps_ns: all(&p.samples[3]),
         send_waits_for_receiver: p.send_waits,
+        exchange_ns: p.exchange.map(|x| x.median * k),
+        exchange_reps_ns: all(&p.exchange_samples),
     }
 }
 

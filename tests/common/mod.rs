@@ -25,6 +25,11 @@ pub const PML_UCX: [(&str, &str); 3] = [
     ("OMPI_MCA_pml_ucx_devices", "any"),
 ];
 
+/// The cores this machine lets the job use.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

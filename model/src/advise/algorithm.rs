@@ -19,8 +19,9 @@
 //!   parameter at its interval's low bound, and at its high bound (what a repeat
 //!   calibration's parameters would predict), with the central one between.
 //!
-//! The saving is in each member's time: per call of the collective, the cost in use less
-//! the candidate's, times the calls (the cells' count over the members, divided by the
+//! The saving is in each member's time: per call of the collective, the mean over the
+//! members of the time from a common entry to each one's exit, in use less the
+//! candidate's (`predicted_member_mean_ns`), times the calls (the cells' count over the members, divided by the
 //! communicator size).
 use loggp_report::{bins, CollectiveModel, Mode, Report};
 use serde::Serialize;
@@ -229,11 +230,19 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
         for x in rows {
             let name = name_of(x)?;
             let c = x.alternatives.iter().find(|c| c.algorithm == name)?;
-            let [lo, hi] = c.predicted_ns_ci.unwrap_or([c.predicted_ns; 2]);
+            // The mean member's time where the report has it (a linear root that
+            // leaves early spends less than the last member), else the last member's.
+            let (mid, ci) = match c.predicted_member_mean_ns {
+                Some(m) => (m, c.predicted_member_mean_ns_ci.unwrap_or([m; 2])),
+                None => (
+                    c.predicted_ns,
+                    c.predicted_ns_ci.unwrap_or([c.predicted_ns; 2]),
+                ),
+            };
             let k = calls(r, x) as f64;
-            t[0] += k * lo;
-            t[1] += k * c.predicted_ns;
-            t[2] += k * hi;
+            t[0] += k * ci[0];
+            t[1] += k * mid;
+            t[2] += k * ci[1];
         }
         Some(t)
     };

@@ -6,7 +6,11 @@
 //! set of their peer class (hoefler2007 §3): its end-to-end time PRTT(1,0,s)/2, o_s(s),
 //! o_r(s) and the gap g + (s−1)G = G_all(s) (Eq. 7), interpolated between the measured
 //! sizes (beyond the largest, extended by the last range's G), and the protocol of the
-//! range holding s (rendezvous waits for the receive). The local reduction is priced by
+//! range holding s (rendezvous waits for the receive). A step where two ranks send to each
+//! other at once (recursive doubling, pairwise, two-process exchanges) is priced by the
+//! calibration's exchange probe, MPI_Sendrecv both ways (`exchange_ns`), where the set has
+//! it: both copies at once share the memory system, and a sender's rendezvous time is
+//! mostly waiting for the receiver's copy, neither of which one-way probes show. The local reduction is priced by
 //! MPI_Reduce_local as measured at MPI_Finalize (`collective_config.reduce_local_ns`).
 //! The schedules and the simulation are in `schedule`, the MPIs' choices in `select`.
 pub mod fixed;
@@ -45,14 +49,14 @@ fn message_bytes(coll: &str, n: u32, bytes: f64) -> u64 {
 
 /// One peer class's prices, from its calibration set.
 struct Prices<'a> {
-    /// (size, end-to-end, o_s, o_r, gap), ns, by size.
-    points: Vec<[f64; 5]>,
+    /// (size, end-to-end, o_s, o_r, gap, exchange or NaN), ns, by size.
+    points: Vec<[f64; 6]>,
     set: &'a CalibrationSet,
 }
 
 impl<'a> Prices<'a> {
     fn of(set: &'a CalibrationSet) -> Option<Self> {
-        let mut points: Vec<[f64; 5]> = set
+        let mut points: Vec<[f64; 6]> = set
             .points
             .iter()
             .filter_map(|p| {
@@ -62,6 +66,7 @@ impl<'a> Prices<'a> {
                     p.send_overhead_ns.unwrap_or(0.0).max(0.0),
                     p.recv_overhead_ns.unwrap_or(0.0).max(0.0),
                     p.gap_all_ns.unwrap_or(0.0).max(0.0),
+                    p.exchange_ns.unwrap_or(f64::NAN),
                 ])
             })
             .collect();
@@ -92,7 +97,14 @@ impl<'a> Prices<'a> {
                     .unwrap_or(0.0)
                     .max(0.0);
                 let more = (s - last[0]) * g;
-                [s, last[1] + more, last[2], last[3], last[4] + more]
+                [
+                    s,
+                    last[1] + more,
+                    last[2],
+                    last[3],
+                    last[4] + more,
+                    last[5] + 2.0 * more,
+                ]
             }
         };
         let range = self
@@ -137,12 +149,14 @@ impl<'a> Prices<'a> {
             send_overhead_ns: v[2],
             recv_overhead_ns: v[3],
             gap_ns: v[4],
+            exchange_ns: v[5].is_finite().then_some(v[5]),
             rendezvous: range.and_then(|r| r.protocol.as_deref()) == Some("rendezvous"),
         }
     }
 }
 
-/// MPI_Reduce_local's time for `bytes`, interpolated (0 where it was not measured).
+/// A measured local operation's time for `bytes` (`[bytes, ns]` points: MPI_Reduce_local,
+/// the local copy), interpolated (0 where it was not measured).
 fn reduce_local(points: &[[f64; 2]], bytes: u64) -> f64 {
     let s = bytes as f64;
     let mut prev = [0.0, 0.0];
@@ -400,20 +414,36 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                     "the local reduction is not priced (MPI_Reduce_local was not measured)".into(),
                 );
             }
+            // Allgather, Alltoall and Allreduce begin with each rank's copy of its own
+            // block (or vector) into the receive buffer, every rank alike: it delays the
+            // whole schedule by one copy (none with MPI_IN_PLACE, which the model does not
+            // see: the calls are taken as not in place).
+            let copy = if matches!(x.coll, "allgather" | "alltoall" | "allreduce") {
+                reduce_local(&r.collective_config.copy_local_ns, x.m)
+            } else {
+                0.0
+            };
+            // (last member's exit, mean member's exit)
             let cost = |sch: &schedule::Schedule, bound: i32| {
-                schedule::simulate(x.n, sch, &|_, _, b| p.at(b, bound), &|b| {
+                let t = schedule::simulate_members(x.n, sch, &|_, _, b| p.at(b, bound), &|b| {
                     reduce_local(local, b)
-                })
+                });
+                let last = t.iter().copied().fold(0.0, f64::max);
+                let mean = t.iter().sum::<f64>() / t.len().max(1) as f64;
+                (copy + last, copy + mean)
             };
             for a in c.algorithms {
                 let Some(sch) = (a.schedule)(x.n, x.m) else {
                     continue;
                 };
+                let (lo, mid, hi) = (cost(&sch, -1), cost(&sch, 0), cost(&sch, 1));
                 row.alternatives.push(AlgorithmCost {
                     algorithm: a.name.to_string(),
                     force: (c.force)(x.coll, a.id),
-                    predicted_ns: cost(&sch, 0),
-                    predicted_ns_ci: Some([cost(&sch, -1), cost(&sch, 1)]),
+                    predicted_ns: mid.0,
+                    predicted_ns_ci: Some([lo.0, hi.0]),
+                    predicted_member_mean_ns: Some(mid.1),
+                    predicted_member_mean_ns_ci: Some([lo.1, hi.1]),
                 });
             }
             if let Some(name) = &row.algorithm {

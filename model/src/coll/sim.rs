@@ -23,6 +23,9 @@ pub struct Price {
     pub recv_overhead_ns: f64,
     pub gap_ns: f64,
     pub end_to_end_ns: f64,
+    /// Both ranks sending this size to each other at once, as a step (MPI_Sendrecv both
+    /// ways, measured), where known.
+    pub exchange_ns: Option<f64>,
     pub rendezvous: bool,
 }
 
@@ -34,6 +37,18 @@ pub fn simulate(
     price: &dyn Fn(u32, u32, u64) -> Price,
     reduce_ns: &dyn Fn(u64) -> f64,
 ) -> f64 {
+    simulate_members(n, schedule, price, reduce_ns)
+        .into_iter()
+        .fold(0.0, f64::max)
+}
+
+/// As `simulate`, each rank's leaving time.
+pub fn simulate_members(
+    n: u32,
+    schedule: &Schedule,
+    price: &dyn Fn(u32, u32, u64) -> Price,
+    reduce_ns: &dyn Fn(u64) -> f64,
+) -> Vec<f64> {
     let n = n as usize;
     let mut t = vec![0.0f64; n];
     for round in schedule {
@@ -42,9 +57,49 @@ pub fn simulate(
         let mut nic = start.clone();
         let mut done = start.clone();
         let mut arrivals: Vec<(usize, f64, f64)> = Vec::new();
-        for &(from, to, bytes) in &round.msgs {
+        // Two ranks that send to each other in this round, each of them its only message
+        // of the round, make one exchange step: both finish the measured exchange time
+        // after the later of them is free.
+        let only = |r: u32, to: bool| {
+            round
+                .msgs
+                .iter()
+                .filter(|m| m.0 != m.1 && if to { m.1 == r } else { m.0 == r })
+                .count()
+                == 1
+        };
+        let mut exchanged = vec![false; round.msgs.len()];
+        for (i, &(a, b, bytes)) in round.msgs.iter().enumerate() {
+            let (x, y) = (a as usize, b as usize);
+            if exchanged[i] || x >= n || y >= n || x == y {
+                continue;
+            }
+            let Some(j) = round
+                .msgs
+                .iter()
+                .position(|m| m.0 == b && m.1 == a)
+                .filter(|&j| !exchanged[j])
+            else {
+                continue;
+            };
+            if !(only(a, false) && only(a, true) && only(b, false) && only(b, true)) {
+                continue;
+            }
+            let Some(ex) = price(a, b, bytes.max(round.msgs[j].2)).exchange_ns else {
+                continue;
+            };
+            let end = cpu[x].max(nic[x]).max(cpu[y]).max(nic[y]) + ex;
+            for r in [x, y] {
+                cpu[r] = end;
+                nic[r] = end;
+                done[r] = done[r].max(end);
+            }
+            exchanged[i] = true;
+            exchanged[j] = true;
+        }
+        for (i, &(from, to, bytes)) in round.msgs.iter().enumerate() {
             let (s, d) = (from as usize, to as usize);
-            if s >= n || d >= n || s == d {
+            if s >= n || d >= n || s == d || exchanged[i] {
                 continue;
             }
             let p = price(from, to, bytes);
@@ -81,5 +136,5 @@ pub fn simulate(
         }
         t = done;
     }
-    t.into_iter().fold(0.0, f64::max)
+    t
 }

@@ -9,6 +9,7 @@ fn flat(e2e: f64, o: f64, gap: f64) -> impl Fn(u32, u32, u64) -> Price {
         gap_ns: gap,
         end_to_end_ns: e2e,
         rendezvous: false,
+        exchange_ns: None,
     }
 }
 
@@ -30,6 +31,19 @@ fn one_message_costs_its_end_to_end_time() {
         &|_| 0.0,
     );
     assert_eq!(t, 1000.0);
+}
+
+#[test]
+fn an_eager_root_leaves_before_its_leaves_receive() {
+    // The members' mean time (what advice saves) is below the last one's: the root of a
+    // linear Bcast leaves once its eager send's o_s is spent.
+    let t = s::simulate_members(
+        2,
+        &s::linear_bcast(2, 8),
+        &flat(1000.0, 100.0, 300.0),
+        &|_| 0.0,
+    );
+    assert_eq!(t, vec![100.0, 1000.0]);
 }
 
 #[test]
@@ -75,6 +89,33 @@ fn recursive_doubling_is_log2_rounds_plus_reductions() {
 }
 
 #[test]
+fn an_exchange_step_costs_the_measured_exchange() {
+    // Recursive doubling on 4: two rounds, each a pairwise exchange priced at its
+    // measured 1500 ns (not the one-way 1000), then the reduction.
+    let ex = |_: u32, _: u32, _: u64| Price {
+        exchange_ns: Some(1500.0),
+        ..flat(1000.0, 100.0, 300.0)(0, 0, 0)
+    };
+    let t = simulate(4, &s::recursive_doubling_allreduce(4, 100), &ex, &|b| {
+        b as f64
+    });
+    assert_eq!(t, 2.0 * (1500.0 + 100.0));
+    // A ring on 4 ranks has no pair sending to each other: one-way prices apply.
+    let ring = simulate(4, &s::ring_allreduce(4, 400), &ex, &|_| 0.0);
+    let one_way = simulate(
+        4,
+        &s::ring_allreduce(4, 400),
+        &flat(1000.0, 100.0, 300.0),
+        &|_| 0.0,
+    );
+    assert_eq!(ring, one_way);
+    // On 3 ranks recursive doubling folds rank 2 into rank 0 first: that message has no
+    // partner and costs its end-to-end time; the exchange between 0 and 1 follows.
+    let t = simulate(3, &s::recursive_doubling_allreduce(3, 100), &ex, &|_| 0.0);
+    assert_eq!(t, 1000.0 + 1500.0 + 1000.0);
+}
+
+#[test]
 fn a_rendezvous_waits_for_the_receivers_post() {
     // Rank 1 is in a second round's chain only after the first: 0 → 1 → 2.
     let rdv = |_: u32, _: u32, _: u64| Price {
@@ -83,6 +124,7 @@ fn a_rendezvous_waits_for_the_receivers_post() {
         gap_ns: 10.0,
         end_to_end_ns: 500.0,
         rendezvous: true,
+        exchange_ns: None,
     };
     let t = simulate(3, &s::chain_bcast(3, 1 << 20), &rdv, &|_| 0.0);
     assert_eq!(t, 1000.0);
@@ -97,6 +139,7 @@ fn ring_and_rabenseifner_move_less_than_recursive_doubling_at_large_sizes() {
         gap_ns: b as f64,
         end_to_end_ns: 1000.0 + b as f64,
         rendezvous: false,
+        exchange_ns: None,
     };
     let m = 1 << 20;
     let rd = simulate(4, &s::recursive_doubling_allreduce(4, m), &bw, &|_| 0.0);

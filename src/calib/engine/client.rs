@@ -258,6 +258,28 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         Some(times)
     }
 
+    /// The exchange probe (`exchange_train`, k exchanges) where the channel has it: the
+    /// time per exchange in ticks, `Some(None)` where the channel has no exchange. Both
+    /// sides send at once, so the server cannot take a stop mark in band: a train that
+    /// would end past the deadline is not started.
+    pub fn exchange(&mut self, k: u64, s: usize) -> Option<Option<f64>> {
+        if !self.t.can_exchange() {
+            return Some(None);
+        }
+        if !self.fits_reversed(1) {
+            return None;
+        }
+        if !self
+            .ctl
+            .send_words(&[self.word(CMD_EXCHANGE, 0), k, s as u64, 1])
+        {
+            return None;
+        }
+        let v = exchange_train(self.t, k, s)?;
+        self.end_reversed(1);
+        Some(Some(v))
+    }
+
     /// Does a send of s bytes wait for a receiver that comes `late` ticks after it?
     pub fn send_waits(&mut self, late: u64, s: usize, reps: u64) -> Option<bool> {
         waits(&self.send_times(late, s, reps)?, late)

@@ -18,6 +18,9 @@ pub struct PointTicks {
     pub fell_back: bool,
     /// The send waited for a late receiver (synchronous or rendezvous protocol).
     pub send_waits: Option<bool>,
+    /// The exchange probe's time per exchange (ticks), where the channel has it.
+    pub exchange: Option<Summary>,
+    pub exchange_samples: Vec<f64>,
     /// Every repetition (ticks), in the order of the passes that took them: PRTT(1,0,s),
     /// PRTT(n,0,s), PRTT(n,d,s), and each pass's median o_r.
     pub samples: [Vec<f64>; 4],
@@ -53,6 +56,8 @@ pub struct SizeProbes {
     pub send_calls: [Vec<f64>; 2],
     /// Per pass: the send call's duration with a late receiver.
     pub send_times: Vec<f64>,
+    /// Per pass: the exchange probe's time per exchange, where the channel has it.
+    pub exchanges: Vec<f64>,
     /// The delay d and the late receiver's delay are fixed (by the first pass).
     pub fixed: bool,
 }
@@ -74,6 +79,7 @@ impl SizeProbes {
         self.samples = Default::default();
         self.send_calls = Default::default();
         self.send_times.clear();
+        self.exchanges.clear();
     }
 
     /// The summaries of the passes so far (the samples stay in pass order). The median of
@@ -118,6 +124,8 @@ impl SizeProbes {
             send_call: calls,
             fell_back: self.fell_back,
             send_waits: waits(&self.send_times, self.late),
+            exchange: (!self.exchanges.is_empty()).then(|| sum(&self.exchanges)),
+            exchange_samples: self.exchanges.clone(),
             samples: self.samples.clone(),
         }
     }
@@ -151,6 +159,7 @@ pub fn measure_pass<T: Transport, C: Control>(
     let (vnd, calls) = c.prtt_calls(n, delay as u64, s, 1)?;
     let (_, receives) = c.recv_overhead(n, delay as u64, s, 1)?;
     let times = c.send_times(late, s, 1)?;
+    let exchange = c.exchange(n, s)?;
     (p.delay, p.fell_back, p.late, p.fixed) = (delay, fell_back, late, true);
     p.samples[0].push(v1);
     p.samples[1].push(vn);
@@ -158,6 +167,7 @@ pub fn measure_pass<T: Transport, C: Control>(
     p.samples[3].push(summarize(&mut receives.clone()).median);
     p.send_calls[(p.passes() + 1) % 2].extend(calls);
     p.send_times.extend(times);
+    p.exchanges.extend(exchange);
     Some(())
 }
 

@@ -121,6 +121,26 @@ pub(super) fn time_receives<T: Transport + ?Sized>(
     }
 }
 
+/// Both sides of the exchange probe: k exchanges of s bytes each way, back to back.
+/// Returns the time per exchange from the end of the first (which absorbs how much later
+/// one side took up the command) to the end of the last, in ticks. Each exchange needs
+/// the peer's message of the one before, so the two sides run in step: this is the
+/// two-way step of recursive doubling, pairwise and two-process algorithms, where both
+/// copies run at once (on shared memory they contend for the memory system, which
+/// LogGP's independent per-direction G does not see).
+pub(super) fn exchange_train<T: Transport + ?Sized>(t: &mut T, k: u64, s: usize) -> Option<f64> {
+    if !t.exchange(s) {
+        return None;
+    }
+    let t0 = now();
+    for _ in 1..k.max(2) {
+        if !t.exchange(s) {
+            return None;
+        }
+    }
+    Some(now().wrapping_sub(t0) as f64 / (k.max(2) - 1) as f64)
+}
+
 /// The sending side of the late-receiver probe: one timed send, then the reply.
 pub(super) fn send_late<T: Transport + ?Sized>(t: &mut T, s: usize) -> Option<f64> {
     let t0 = now();

@@ -72,6 +72,11 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                     }
                 }
             }
+            (CMD_EXCHANGE, _) => {
+                if exchange_train(t, n, s).is_none() {
+                    return;
+                }
+            }
             (CMD_CHOOSE, _) => {
                 if !t.choose(ctl, false) {
                     return;

@@ -27,6 +27,15 @@ pub trait Transport {
     fn choose(&mut self, _ctl: &mut dyn Control, _client: bool) -> bool {
         true
     }
+    /// Whether this channel has the exchange probe (both sides send and receive s bytes
+    /// in one call: MPI_Sendrecv). Both sides of a pair agree, being the same channel.
+    fn can_exchange(&self) -> bool {
+        false
+    }
+    /// One exchange of s bytes each way with the peer (see `can_exchange`).
+    fn exchange(&mut self, _size: usize) -> bool {
+        false
+    }
 }
 
 /// Carries the client's commands and the server's answers.
@@ -42,6 +51,7 @@ pub(super) const CMD_LATE: u64 = 4;
 /// The command's roles swapped: the server sends and times, the client answers.
 pub(super) const REVERSED: u64 = 0x80;
 pub(super) const CMD_CHOOSE: u64 = 5;
+pub(super) const CMD_EXCHANGE: u64 = 6;
 
 /// Values one message train of the control channel carries at most (receive timings:
 /// 15 per pass).

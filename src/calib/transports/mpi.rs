@@ -104,6 +104,32 @@ impl Transport for MpiTransport {
         };
         rc == mpi::success()
     }
+    /// MPI_Sendrecv, in the plain send mode's channel only (one exchange per pair of
+    /// ranks is what the collective model needs).
+    fn can_exchange(&self) -> bool {
+        self.mode == MODES[0]
+    }
+    fn exchange(&mut self, size: usize) -> bool {
+        let (n, dt) = (size as c_int, mpi::dt_byte());
+        crate::record::matrix::own_sent(self.peer, size as u64);
+        // SAFETY: both buffers hold at least `size` bytes; private communicator.
+        unsafe {
+            mpi::PMPI_Sendrecv(
+                self.sbuf.as_ptr() as *const _,
+                n,
+                dt,
+                self.peer,
+                DATA_TAG,
+                self.rbuf.as_mut_ptr() as *mut _,
+                n,
+                dt,
+                self.peer,
+                DATA_TAG,
+                self.comm,
+                mpi::status_ignore(),
+            ) == mpi::success()
+        }
+    }
     fn progress(&mut self) {
         let mut flag: c_int = 0;
         // SAFETY: a probe on a tag nobody sends; it only drives MPI's progress engine.
