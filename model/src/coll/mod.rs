@@ -418,16 +418,21 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             // block (or vector) into the receive buffer, every rank alike: it delays the
             // whole schedule by one copy (none with MPI_IN_PLACE, which the model does not
             // see: the calls are taken as not in place).
+            let copies = &r.collective_config.copy_local_ns;
             let copy = if matches!(x.coll, "allgather" | "alltoall" | "allreduce") {
-                reduce_local(&r.collective_config.copy_local_ns, x.m)
+                reduce_local(copies, x.m)
             } else {
                 0.0
             };
             // (last member's exit, mean member's exit)
             let cost = |sch: &schedule::Schedule, bound: i32| {
-                let t = schedule::simulate_members(x.n, sch, &|_, _, b| p.at(b, bound), &|b| {
-                    reduce_local(local, b)
-                });
+                let t = schedule::simulate_members(
+                    x.n,
+                    sch,
+                    &|_, _, b| p.at(b, bound),
+                    &|b| reduce_local(local, b),
+                    &|b| reduce_local(copies, b),
+                );
                 let last = t.iter().copied().fold(0.0, f64::max);
                 let mean = t.iter().sum::<f64>() / t.len().max(1) as f64;
                 (copy + last, copy + mean)

@@ -16,6 +16,7 @@ fn round(msgs: Vec<(u32, u32, u64)>) -> Round {
     Round {
         msgs,
         reduce: vec![],
+        copy: vec![],
     }
 }
 
@@ -207,6 +208,7 @@ pub fn chain_reduce(n: u32, m: u64) -> Schedule {
         .map(|i| Round {
             msgs: vec![(i, i - 1, m)],
             reduce: vec![(i - 1, m)],
+            copy: vec![],
         })
         .collect()
 }
@@ -218,6 +220,7 @@ fn fold_in(n: u32, m: u64) -> Option<Round> {
     (n > p).then(|| Round {
         msgs: (p..n).map(|r| (r, r - p, m)).collect(),
         reduce: (p..n).map(|r| (r - p, m)).collect(),
+        copy: vec![],
     })
 }
 
@@ -236,6 +239,7 @@ pub fn recursive_doubling_allreduce(n: u32, m: u64) -> Schedule {
         out.push(Round {
             msgs: (0..p).map(|r| (r, r ^ k, m)).collect(),
             reduce: (0..p).map(|r| (r, m)).collect(),
+            copy: vec![],
         });
         k <<= 1;
     }
@@ -251,6 +255,7 @@ pub fn ring_allreduce(n: u32, m: u64) -> Schedule {
         .map(|_| Round {
             msgs: (0..n).map(|r| (r, (r + 1) % n, b)).collect(),
             reduce: (0..n).map(|r| (r, b)).collect(),
+            copy: vec![],
         })
         .collect();
     out.extend(ring_allgather(n, b));
@@ -270,6 +275,7 @@ pub fn rabenseifner_allreduce(n: u32, m: u64) -> Schedule {
         out.push(Round {
             msgs: (0..p).map(|r| (r, r ^ k, size)).collect(),
             reduce: (0..p).map(|r| (r, size)).collect(),
+            copy: vec![],
         });
         k /= 2;
     }
@@ -310,15 +316,23 @@ pub fn recursive_doubling_allgather(n: u32, m: u64) -> Schedule {
 }
 
 /// Bruck's concatenation: ⌈log2 n⌉ steps, in step k sending min(2^k, n−2^k) blocks to
-/// rank − 2^k.
+/// rank − 2^k; then every rank but 0 rotates its n blocks into place through a
+/// temporary buffer (Open MPI's `ompi_coll_base_allgather_intra_bruck`: the first n − r
+/// blocks out to the buffer and back, the last r moved up: (2(n − r) + r)·m bytes
+/// copied).
 pub fn bruck_allgather(n: u32, m: u64) -> Schedule {
-    (0..log2_ceil(n))
+    let mut out: Schedule = (0..log2_ceil(n))
         .map(|k| {
             let s = 1u32 << k;
             let blocks = s.min(n - s) as u64;
             round((0..n).map(|r| (r, (r + n - s) % n, m * blocks)).collect())
         })
-        .collect()
+        .collect();
+    out.push(Round {
+        copy: (1..n).map(|r| (r, m * (2 * (n - r) + r) as u64)).collect(),
+        ..Default::default()
+    });
+    out
 }
 
 /// Neighbour exchange (Chen et al. 2005): n/2 steps with alternating neighbours, the
@@ -360,15 +374,27 @@ pub fn pairwise_alltoall(n: u32, m: u64) -> Schedule {
 }
 
 /// Bruck's index algorithm: ⌈log2 n⌉ steps, each sending the blocks whose index has bit k
-/// set (about n/2 of them) to rank + 2^k.
+/// set (about n/2 of them) to rank + 2^k. Its local copies, as Open MPI's
+/// `ompi_coll_base_alltoall_intra_bruck` makes them: the n blocks rotated into a
+/// temporary buffer first, each step's received blocks copied back into it, and the n
+/// blocks rotated and inverted into the receive buffer last.
 pub fn bruck_alltoall(n: u32, m: u64) -> Schedule {
-    (0..log2_ceil(n))
-        .map(|k| {
-            let s = 1u32 << k;
-            let blocks = (0..n).filter(|i| i & s != 0).count() as u64;
-            round((0..n).map(|r| (r, (r + s) % n, m * blocks)).collect())
-        })
-        .collect()
+    let all = |bytes: u64| -> Round {
+        Round {
+            copy: (0..n).map(|r| (r, bytes)).collect(),
+            ..Default::default()
+        }
+    };
+    let mut out = vec![all(m * n as u64)];
+    for k in 0..log2_ceil(n) {
+        let s = 1u32 << k;
+        let blocks = (0..n).filter(|i| i & s != 0).count() as u64;
+        let mut step = round((0..n).map(|r| (r, (r + s) % n, m * blocks)).collect());
+        step.copy = (0..n).map(|r| (r, m * blocks)).collect();
+        out.push(step);
+    }
+    out.push(all(m * n as u64));
+    out
 }
 
 /// Barriers: zero-byte messages.
@@ -444,6 +470,7 @@ pub fn rabenseifner_reduce(n: u32, m: u64) -> Schedule {
         out.push(Round {
             msgs: (0..p).map(|r| (r, r ^ k, size)).collect(),
             reduce: (0..p).map(|r| (r, size)).collect(),
+            copy: vec![],
         });
         k /= 2;
     }

@@ -8,6 +8,9 @@
 pub struct Round {
     pub msgs: Vec<(u32, u32, u64)>,
     pub reduce: Vec<(u32, u64)>,
+    /// Local copies `(rank, bytes)` each rank makes after its reductions of the round
+    /// (Bruck's rotations).
+    pub copy: Vec<(u32, u64)>,
 }
 
 pub type Schedule = Vec<Round>;
@@ -37,17 +40,18 @@ pub fn simulate(
     price: &dyn Fn(u32, u32, u64) -> Price,
     reduce_ns: &dyn Fn(u64) -> f64,
 ) -> f64 {
-    simulate_members(n, schedule, price, reduce_ns)
+    simulate_members(n, schedule, price, reduce_ns, &|_| 0.0)
         .into_iter()
         .fold(0.0, f64::max)
 }
 
-/// As `simulate`, each rank's leaving time.
+/// As `simulate`, each rank's leaving time, the local copies priced by `copy_ns`.
 pub fn simulate_members(
     n: u32,
     schedule: &Schedule,
     price: &dyn Fn(u32, u32, u64) -> Price,
     reduce_ns: &dyn Fn(u64) -> f64,
+    copy_ns: &dyn Fn(u64) -> f64,
 ) -> Vec<f64> {
     let n = n as usize;
     let mut t = vec![0.0f64; n];
@@ -127,11 +131,13 @@ pub fn simulate_members(
             cpu[d] = end;
             done[d] = done[d].max(end);
         }
-        for &(rank, bytes) in &round.reduce {
-            let r = rank as usize;
-            if r < n {
-                done[r] = done[r].max(cpu[r]) + reduce_ns(bytes);
-                cpu[r] = done[r];
+        for (list, cost) in [(&round.reduce, reduce_ns), (&round.copy, copy_ns)] {
+            for &(rank, bytes) in list {
+                let r = rank as usize;
+                if r < n {
+                    done[r] = done[r].max(cpu[r]) + cost(bytes);
+                    cpu[r] = done[r];
+                }
             }
         }
         t = done;

@@ -42,8 +42,32 @@ fn an_eager_root_leaves_before_its_leaves_receive() {
         &s::linear_bcast(2, 8),
         &flat(1000.0, 100.0, 300.0),
         &|_| 0.0,
+        &|_| 0.0,
     );
     assert_eq!(t, vec![100.0, 1000.0]);
+}
+
+#[test]
+fn brucks_rotations_are_priced_as_local_copies() {
+    // Allgather on 2 ranks: one exchange, then rank 1 rotates its 2 blocks through a
+    // temporary buffer: 3 blocks of 100 B copied, at 1 ns per byte.
+    let t = s::simulate_members(
+        2,
+        &s::bruck_allgather(2, 100),
+        &flat(1000.0, 0.0, 0.0),
+        &|_| 0.0,
+        &|b| b as f64,
+    );
+    assert_eq!(t, vec![1000.0, 1300.0]);
+    // Alltoall on 2 ranks: 2 blocks into the buffer, the received one back, 2 out.
+    let t = s::simulate_members(
+        2,
+        &s::bruck_alltoall(2, 100),
+        &flat(1000.0, 0.0, 0.0),
+        &|_| 0.0,
+        &|b| b as f64,
+    );
+    assert_eq!(t, vec![200.0 + 1000.0 + 100.0 + 200.0; 2]);
 }
 
 #[test]
