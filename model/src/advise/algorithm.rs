@@ -10,7 +10,8 @@
 //! Advised only where:
 //! - no host runs more ranks than it has CPUs (the model gives each rank a core);
 //! - no round of the advised algorithm moves several rendezvous messages at once on a
-//!   host (copies sharing its memory bandwidth, which the calibration does not measure);
+//!   host (copies sharing its memory bandwidth, which the calibration does not measure),
+//!   other than a pair's exchange, which the calibration's exchange probe measures;
 //! - the algorithm in use is known for every bin (forced, or Open MPI's fixed rules;
 //!   MPICH's documented default is an assumption, and is not advised against);
 //! - the model holds for it: in every bin the measured cost lies within ±30 % of the

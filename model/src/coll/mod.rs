@@ -331,7 +331,8 @@ fn measured(r: &Report) -> Vec<Measured> {
 }
 
 /// The largest number of rendezvous-range messages (by the intra-node calibration's
-/// prices) that one round of `algorithm`'s schedule moves at once, for `row`'s
+/// prices), other than exchanges the exchange probe priced, that one round of
+/// `algorithm`'s schedule moves at once, for `row`'s
 /// collective and message size; None where it cannot be told. On one host such
 /// transfers are copies that share the node's memory bandwidth, which the calibration's
 /// one-way probes do not measure: the model prices them as if each had the bandwidth to
@@ -351,10 +352,19 @@ pub fn concurrent_rendezvous(r: &Report, row: &CollectiveModel, algorithm: &str)
     Some(
         sch.iter()
             .map(|round| {
+                // An exchange's two copies at once are what the exchange probe measured.
+                let measured: Vec<usize> = sim::exchanges(round)
+                    .into_iter()
+                    .filter(|&(i, _)| prices.at(round.msgs[i].2, 0).exchange_ns.is_some())
+                    .flat_map(|(i, j)| [i, j])
+                    .collect();
                 round
                     .msgs
                     .iter()
-                    .filter(|m| m.0 != m.1 && prices.at(m.2, 0).rendezvous)
+                    .enumerate()
+                    .filter(|(i, m)| {
+                        m.0 != m.1 && !measured.contains(i) && prices.at(m.2, 0).rendezvous
+                    })
                     .count()
             })
             .max()

@@ -32,6 +32,33 @@ pub struct Price {
     pub rendezvous: bool,
 }
 
+/// The exchanges of a round, as index pairs into its messages: two ranks that send to
+/// each other, each message the only one either rank sends or receives in the round
+/// (recursive doubling, pairwise and two-process steps). Such a step is priced by the
+/// calibration's exchange probe where it has one.
+pub fn exchanges(round: &Round) -> Vec<(usize, usize)> {
+    let only = |r: u32, to: bool| {
+        round
+            .msgs
+            .iter()
+            .filter(|m| m.0 != m.1 && if to { m.1 == r } else { m.0 == r })
+            .count()
+            == 1
+    };
+    let mut out = vec![];
+    for (i, &(a, b, _)) in round.msgs.iter().enumerate() {
+        if a >= b {
+            continue;
+        }
+        if let Some(j) = round.msgs.iter().position(|m| m.0 == b && m.1 == a) {
+            if only(a, false) && only(a, true) && only(b, false) && only(b, true) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
 /// LogGP simulation (Alexandrov et al., SPAA 1995; the rendezvous wait as in LogGOPS):
 /// every rank enters at 0; returns the time the last rank leaves.
 pub fn simulate(
@@ -61,35 +88,17 @@ pub fn simulate_members(
         let mut nic = start.clone();
         let mut done = start.clone();
         let mut arrivals: Vec<(usize, f64, f64)> = Vec::new();
-        // Two ranks that send to each other in this round, each of them its only message
-        // of the round, make one exchange step: both finish the measured exchange time
+        // An exchange step (see `exchanges`): both finish the measured exchange time
         // after the later of them is free.
-        let only = |r: u32, to: bool| {
-            round
-                .msgs
-                .iter()
-                .filter(|m| m.0 != m.1 && if to { m.1 == r } else { m.0 == r })
-                .count()
-                == 1
-        };
         let mut exchanged = vec![false; round.msgs.len()];
-        for (i, &(a, b, bytes)) in round.msgs.iter().enumerate() {
+        for (i, j) in exchanges(round) {
+            let (a, b) = (round.msgs[i].0, round.msgs[i].1);
             let (x, y) = (a as usize, b as usize);
-            if exchanged[i] || x >= n || y >= n || x == y {
+            if x >= n || y >= n {
                 continue;
             }
-            let Some(j) = round
-                .msgs
-                .iter()
-                .position(|m| m.0 == b && m.1 == a)
-                .filter(|&j| !exchanged[j])
-            else {
-                continue;
-            };
-            if !(only(a, false) && only(a, true) && only(b, false) && only(b, true)) {
-                continue;
-            }
-            let Some(ex) = price(a, b, bytes.max(round.msgs[j].2)).exchange_ns else {
+            let bytes = round.msgs[i].2.max(round.msgs[j].2);
+            let Some(ex) = price(a, b, bytes).exchange_ns else {
                 continue;
             };
             let end = cpu[x].max(nic[x]).max(cpu[y]).max(nic[y]) + ex;
