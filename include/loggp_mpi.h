@@ -11,4 +11,5 @@ MPI_Comm loggp_comm_f2c(MPI_Fint f);
 MPI_Datatype loggp_type_f2c(MPI_Fint f);
 MPI_Request loggp_request_f2c(MPI_Fint f);
 MPI_Message loggp_message_f2c(MPI_Fint f);
+int loggp_is_predefined_type(MPI_Datatype t);
 #endif

@@ -67,10 +67,29 @@ pub fn faulted() -> Option<String> {
     }
 }
 
-thread_local! {
+/// All the state the hot path keeps per thread, in one thread-local. A shared library
+/// reaches a thread-local through `__tls_get_addr` (the general-dynamic TLS model, the
+/// only one stable Rust gives a cdylib), once per variable and function: one block means
+/// one such call per intercepted call, where three variables made four or five.
+pub struct ThreadState {
     /// 0 outside an intercepted call; inside one, the application's call site (the
     /// entry point's return address), or 1 where it is not known.
-    static IN_CALL: Cell<usize> = const { Cell::new(0) };
+    pub in_call: Cell<usize>,
+    /// The thread's stats slot index + 1 (0 = not claimed yet, usize::MAX = none left).
+    pub slot_index: Cell<usize>,
+    /// The address of the thread's in-progress record in its slot (0 until its first
+    /// call), see `record::stats::InProgress`.
+    pub current: Cell<usize>,
+}
+
+thread_local! {
+    pub static THREAD: ThreadState = const {
+        ThreadState {
+            in_call: Cell::new(0),
+            slot_index: Cell::new(0),
+            current: Cell::new(0),
+        }
+    };
 }
 
 /// Held while an intercepted call runs; a nested MPI_ call (an MPI implementation calling
@@ -94,11 +113,11 @@ impl Guard {
 
     #[inline(always)]
     fn enter_from(call_site: usize) -> Option<Guard> {
-        IN_CALL.with(|d| {
-            if d.get() != 0 {
+        THREAD.with(|t| {
+            if t.in_call.get() != 0 {
                 None
             } else {
-                d.set(call_site.max(1));
+                t.in_call.set(call_site.max(1));
                 Some(Guard(()))
             }
         })
@@ -108,14 +127,14 @@ impl Guard {
 impl Drop for Guard {
     #[inline(always)]
     fn drop(&mut self) {
-        IN_CALL.with(|d| d.set(0));
+        THREAD.with(|t| t.in_call.set(0));
     }
 }
 
 /// The application's call site of the intercepted call this thread is in (0: none known).
 #[inline(always)]
 pub fn call_site() -> usize {
-    IN_CALL.with(|d| d.get()) & !1
+    THREAD.with(|t| t.in_call.get()) & !1
 }
 
 /// The return address of the function this expands in: the application's call site when
@@ -223,7 +242,7 @@ pub fn say(line: &str) {
 pub fn install_panic_hook() {
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let ours = IN_CALL.try_with(|d| d.get() != 0).unwrap_or(false);
+        let ours = THREAD.try_with(|t| t.in_call.get() != 0).unwrap_or(false);
         if !ours {
             prev(info);
         }

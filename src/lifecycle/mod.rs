@@ -81,6 +81,8 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64, entered_ns: u
     let _ = crate::record::sites::setup(s.max_threads);
     // Not mapped: nothing is sampled, and the report's `waits` says so.
     let _ = crate::record::samples::setup(s.max_threads);
+    // Not mapped: each blocking call resolves its records anew.
+    let _ = crate::record::memo::setup(s.max_threads);
     exits::install(
         exits::ExitHooks {
             write_partial,

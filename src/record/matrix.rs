@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering:
 
 /// Counters per (slot, peer): messages sent, bytes sent, ticks in sending calls, ticks
 /// in receiving calls, and of the messages those a persistent request started.
-const WORDS: usize = 6;
+pub const WORDS: usize = 6;
 const MESSAGES: usize = 0;
 const BYTES: usize = 1;
 const SEND_TICKS: usize = 2;
@@ -86,6 +86,30 @@ pub fn sent(peer: i32, bytes: u64, ticks: u64) {
         add(r, shared, BYTES, bytes);
         add(r, shared, SEND_TICKS, ticks);
     }
+}
+
+/// This thread's own counters of `peer` (None without them: no slot, no mapping, no
+/// such peer). They never move, so the reference can be kept (`record::memo`).
+#[inline(always)]
+pub fn own_row(peer: i32) -> Option<&'static [AtomicU64]> {
+    row(peer).and_then(|(r, shared)| (!shared).then_some(r))
+}
+
+/// [`sent`] through a row from [`own_row`].
+#[inline(always)]
+pub fn sent_in(row: &[AtomicU64], bytes: u64, ticks: u64) {
+    if HIDE_NEXT_SEND.load(Relaxed) && HIDE_NEXT_SEND.swap(false, Relaxed) {
+        return;
+    }
+    add(row, false, MESSAGES, 1);
+    add(row, false, BYTES, bytes);
+    add(row, false, SEND_TICKS, ticks);
+}
+
+/// [`recv_time`] through a row from [`own_row`].
+#[inline(always)]
+pub fn recv_time_in(row: &[AtomicU64], ticks: u64) {
+    add(row, false, RECV_TICKS, ticks);
 }
 
 /// A message a persistent request started (MPI_Start, MPI_Startall): counted as any

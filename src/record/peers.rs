@@ -34,6 +34,16 @@ pub fn world() -> Option<&'static World> {
     WORLD.get()
 }
 
+/// Changes whenever what a (communicator handle, rank) pair stands for may have changed:
+/// when the job's layout becomes known, and when a communicator is freed (its handle can
+/// come back for another). What is remembered by handle (`record::memo`) is of one epoch.
+static EPOCH: AtomicU64 = AtomicU64::new(1);
+
+#[inline(always)]
+pub fn epoch() -> u64 {
+    EPOCH.load(Relaxed)
+}
+
 /// Records the job's layout (called once, by the Init path).
 pub fn set_world(rank: i32, size: i32, node_of: Vec<u32>, hosts: Vec<String>, host_of: Vec<u32>) {
     let mut world_group: MPI_Group = Default::default();
@@ -47,6 +57,7 @@ pub fn set_world(rank: i32, size: i32, node_of: Vec<u32>, hosts: Vec<String>, ho
         host_of,
         world_group,
     });
+    EPOCH.fetch_add(1, Relaxed);
 }
 
 const COMMS: usize = 1024;
@@ -249,6 +260,7 @@ pub fn comm_id(comm: MPI_Comm) -> u64 {
 
 /// Forgets a communicator about to be freed.
 pub fn forget(comm: MPI_Comm) {
+    EPOCH.fetch_add(1, Relaxed);
     let key = comm.bits().wrapping_add(1);
     let h = comm_home(key);
     for i in 0..COMM_WINDOW {

@@ -124,10 +124,40 @@ pub fn coll_channel(comm_id: u64, func: u8) -> u64 {
 /// The next sequence number on `channel` for this thread; None without a slot or room.
 #[inline(always)]
 pub fn next_seq(channel: u64) -> Option<u64> {
-    let slot = slot_index()?;
+    match find(channel) {
+        Ok(counter) => Some(next_at(counter)),
+        Err(full) => {
+            if full {
+                UNCOUNTED.fetch_add(1, Relaxed);
+            }
+            None
+        }
+    }
+}
+
+/// The next sequence number from a channel's counter (see [`counter`]).
+#[inline(always)]
+pub fn next_at(counter: &AtomicU64) -> u64 {
+    // Only this thread writes its slot: load and store, no locked instruction.
+    let s = counter.load(Relaxed);
+    counter.store(s + 1, Relaxed);
+    s
+}
+
+/// This thread's counter of `channel`, claimed if new; None without a slot or room.
+/// Counters never move, so the reference can be kept (`record::memo`).
+#[inline(always)]
+pub fn counter(channel: u64) -> Option<&'static AtomicU64> {
+    find(channel).ok()
+}
+
+/// [`counter`], or whether the table was full (true) rather than absent (false).
+#[inline(always)]
+fn find(channel: u64) -> Result<&'static AtomicU64, bool> {
+    let slot = slot_index().ok_or(false)?;
     let base = CHAN.load(Relaxed);
     if base.is_null() || slot >= CHAN_SLOTS.load(Relaxed) {
-        return None;
+        return Err(false);
     }
     let home = (channel.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize % CHANNELS;
     for i in 0..PROBE {
@@ -139,14 +169,24 @@ pub fn next_seq(channel: u64) -> Option<u64> {
             if k == 0 {
                 key.store(channel, Relaxed);
             }
-            // Only this thread writes its slot: load and store, no locked instruction.
-            let s = seq.load(Relaxed);
-            seq.store(s + 1, Relaxed);
-            return Some(s);
+            return Ok(seq);
         }
     }
-    UNCOUNTED.fetch_add(1, Relaxed);
-    None
+    Err(true)
+}
+
+/// The channel of one end of a point-to-point message (see [`number`]); None where the
+/// message is not numbered.
+#[inline(always)]
+pub fn p2p_channel_of(side: u64, me: i32, peer: i32, comm_id: u64, tag: i32) -> Option<u64> {
+    if peer < 0 || comm_id == 0 || tag < 0 {
+        return None;
+    }
+    Some(if side == SIDE_SEND {
+        p2p_channel(me, peer, comm_id, tag)
+    } else {
+        p2p_channel(peer, me, comm_id, tag)
+    })
 }
 
 #[inline(always)]
@@ -171,14 +211,7 @@ fn push<const W: usize>(buf: &AtomicPtr<AtomicU64>, used: &AtomicUsize, cap: usi
 /// when it is kept.
 #[inline(always)]
 pub fn number(side: u64, me: i32, peer: i32, comm_id: u64, tag: i32) -> Option<(u64, u64, u64)> {
-    if peer < 0 || comm_id == 0 || tag < 0 {
-        return None;
-    }
-    let channel = if side == SIDE_SEND {
-        p2p_channel(me, peer, comm_id, tag)
-    } else {
-        p2p_channel(peer, me, comm_id, tag)
-    };
+    let channel = p2p_channel_of(side, me, peer, comm_id, tag)?;
     let k = next_seq(channel)?;
     Some((channel, k, kept(channel, k)?))
 }
@@ -230,11 +263,25 @@ pub fn p2p(
     times: [u64; 3],
 ) {
     if let Some(n) = number(side, me, peer, comm_id, tag) {
-        let mode = crate::base::funcs::FUNC_MODES
-            .get(func as usize)
-            .map_or(0, |m| *m as u8);
-        keep(n, side, peer, (func, mode), class, bytes, times);
+        keep_blocking(n, side, peer, func, class, bytes, times);
     }
+}
+
+/// Keeps one end of a blocking call's message, numbered `n` (see [`keep`]).
+#[inline(always)]
+pub fn keep_blocking(
+    n: (u64, u64, u64),
+    side: u64,
+    peer: i32,
+    func: u8,
+    class: u8,
+    bytes: u64,
+    times: [u64; 3],
+) {
+    let mode = crate::base::funcs::FUNC_MODES
+        .get(func as usize)
+        .map_or(0, |m| *m as u8);
+    keep(n, side, peer, (func, mode), class, bytes, times);
 }
 
 /// Keeps a blocking collective call if its number is kept.

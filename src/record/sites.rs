@@ -48,14 +48,33 @@ fn bump(a: &AtomicU64, v: u64) {
     a.store(a.load(Relaxed).wrapping_add(v), Relaxed);
 }
 
+impl Site {
+    /// One more call of this site's function from it.
+    #[inline(always)]
+    pub fn add(&self, bytes: u64, ticks: u64) {
+        bump(&self.count, 1);
+        bump(&self.bytes, bytes);
+        bump(&self.ticks, ticks);
+    }
+}
+
 /// One call of `func` from `site` by the thread of `slot` (None: a thread without one).
 #[inline(always)]
 pub fn add(slot: Option<usize>, func: u8, site: usize, bytes: u64, ticks: u64) {
+    match entry(slot, func, site) {
+        Some(s) => s.add(bytes, ticks),
+        None => {
+            DROPPED.fetch_add(1, Relaxed);
+        }
+    }
+}
+
+/// The entry of (`func`, `site`) in the table of `slot`, claimed if new; None without a
+/// table or room. Entries never move, so the reference can be kept (`record::memo`).
+#[inline(always)]
+pub fn entry(slot: Option<usize>, func: u8, site: usize) -> Option<&'static Site> {
     let base = BASE.load(Relaxed);
-    let Some(slot) = slot.filter(|&s| !base.is_null() && s < SLOTS.load(Relaxed)) else {
-        DROPPED.fetch_add(1, Relaxed);
-        return;
-    };
+    let slot = slot.filter(|&s| !base.is_null() && s < SLOTS.load(Relaxed))?;
     // User-space addresses leave the top byte free on x86-64 and AArch64.
     let key = (site as u64 & ((1 << 56) - 1)) | ((func as u64 + 1) << 56);
     let mut i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize;
@@ -67,14 +86,11 @@ pub fn add(slot: Option<usize>, func: u8, site: usize, bytes: u64, ticks: u64) {
             if k == 0 {
                 s.key.store(key, Release);
             }
-            bump(&s.count, 1);
-            bump(&s.bytes, bytes);
-            bump(&s.ticks, ticks);
-            return;
+            return Some(s);
         }
         i = (i + 1) & (SITES_PER_THREAD - 1);
     }
-    DROPPED.fetch_add(1, Relaxed);
+    None
 }
 
 /// One (function, call site) of one thread: function id, return address, count, bytes,

@@ -69,6 +69,81 @@ pub struct StatCell {
     pub hist: [AtomicU32; HIST_BUCKETS],
 }
 
+impl SlotHeader {
+    /// Remembers this send and returns the spacing from the previous one's start when the
+    /// two were back to back to the same peer in the same mode: no other intercepted call
+    /// between them, and the idle time between them shorter than the previous call itself
+    /// (a burst, as in a flood test). A send–receive exchange is not a burst.
+    #[inline(always)]
+    pub fn burst_spacing(&self, peer: i32, mode: Mode, t0: u64, t1: u64) -> Option<u64> {
+        let l = &self.last_send;
+        let (p0, p1, ppeer, pmode, pseq) =
+            (l[0].get(), l[1].get(), l[2].get(), l[3].get(), l[4].get());
+        let seq = self.seq.get();
+        l[0].set(t0);
+        l[1].set(t1);
+        l[2].set(peer as u64 + 1);
+        l[3].set(mode as u64);
+        l[4].set(seq);
+        // This send's own record is the only one since the previous send's.
+        let adjacent = seq == pseq.wrapping_add(1);
+        let same = adjacent && ppeer == peer as u64 + 1 && pmode == mode as u64 && p1 != 0;
+        (same && t0 >= p1 && t0 - p1 <= p1 - p0).then(|| t0 - p0)
+    }
+
+    /// Counts one record in this thread's sequence (see [`count_record`]).
+    #[inline(always)]
+    pub fn count_record(&self) {
+        self.seq.set(self.seq.get().wrapping_add(1));
+    }
+}
+
+impl StatCell {
+    /// One record of a call binned by `size`, moving `bytes`, lasting `ticks`.
+    #[inline(always)]
+    pub fn add(&self, size: u64, bytes: u64, ticks: u64) {
+        bump(&self.count, 1);
+        bump(&self.bytes, bytes);
+        bump(&self.ticks, ticks);
+        let m = self.min_ticks_plus1.load(Relaxed);
+        if m == 0 || ticks + 1 < m {
+            self.min_ticks_plus1.store(ticks + 1, Relaxed);
+        }
+        let s = self.min_size_plus1.load(Relaxed);
+        if s == 0 || size + 1 < s {
+            self.min_size_plus1.store(size + 1, Relaxed);
+        }
+        if size > self.max_size.load(Relaxed) {
+            self.max_size.store(size, Relaxed);
+        }
+        let h = &self.hist[hist_index(ticks)];
+        h.store(h.load(Relaxed).saturating_add(1), Relaxed);
+    }
+}
+
+/// The cell of this thread's slot that records of a point-to-point call of `func` in
+/// `mode` to a peer of `class`, binned by `size`, go to (claimed if new); None without a
+/// slot or room, where [`record`] counts in the overflow instead. Cells never move, so
+/// the reference can be kept (see `record::memo`).
+#[inline(always)]
+pub fn cell_for(func: u8, mode: Mode, class: PeerClass, size: u64) -> Option<&'static StatCell> {
+    let slot = this_slot()?;
+    let c = slot.find_or_claim(make_key(func, mode, class, size_bin(size), 0))?;
+    // SAFETY: the cell lies in the arena's mapping, which is never unmapped.
+    Some(unsafe { &*(c as *const StatCell) })
+}
+
+/// This thread's slot header (claiming a slot on first use); it never moves, so the
+/// reference can be kept (`record::memo`). Its `count_record` counts one record in the
+/// thread's sequence, as [`record`] does: bursts need to know that no other call came
+/// between two sends.
+#[inline(always)]
+pub fn header() -> Option<&'static SlotHeader> {
+    let slot = this_slot()?;
+    // SAFETY: the header lies in the arena's mapping, which is never unmapped.
+    Some(unsafe { &*slot.header })
+}
+
 #[repr(C)]
 #[derive(Default)]
 pub struct Totals {
@@ -109,10 +184,10 @@ impl InProgress {
     #[inline(always)]
     pub fn begin(what: u64, bytes: u64) -> Option<InProgress> {
         // One thread-local read on the hot path; the slot lookup once per thread.
-        let mut p = CURRENT.with(|c| c.get());
+        let mut p = THREAD.with(|t| t.current.get()) as *const [AtomicU64; 4];
         if p.is_null() {
             p = &this_slot()?.header().current as *const _;
-            CURRENT.with(|c| c.set(p));
+            THREAD.with(|t| t.current.set(p as usize));
         }
         // SAFETY: points into the live mapping, which is never unmapped.
         let c = unsafe { &*p };
@@ -192,12 +267,7 @@ static SHARED_OVERFLOW: [Totals; MAX_FUNCS] = [const {
     }
 }; MAX_FUNCS];
 
-thread_local! {
-    /// This thread's `current` record in its slot (null until its first call).
-    static CURRENT: StdCell<*const [AtomicU64; 4]> = const { StdCell::new(std::ptr::null()) };
-    /// This thread's slot index + 1 (0 = not claimed yet, usize::MAX = none available).
-    static SLOT_INDEX: StdCell<usize> = const { StdCell::new(0) };
-}
+use crate::base::runtime::THREAD;
 
 fn arena() -> Option<Arena> {
     let base = ARENA_BASE.load(Acquire);
@@ -248,7 +318,7 @@ fn slot_at(a: &Arena, i: usize) -> Slot {
 /// This thread's slot, claiming one on first use; None when all are taken or not mapped.
 #[inline(always)]
 pub fn this_slot() -> Option<Slot> {
-    let idx = SLOT_INDEX.with(|s| s.get());
+    let idx = THREAD.with(|t| t.slot_index.get());
     if idx != 0 && idx != usize::MAX {
         let base = ARENA_BASE.load(Relaxed);
         let slot_bytes = ARENA_SLOT_BYTES.load(Relaxed);
@@ -271,7 +341,7 @@ pub fn this_slot() -> Option<Slot> {
 /// This thread's slot index, if it has claimed one.
 #[inline(always)]
 pub fn slot_index() -> Option<usize> {
-    let idx = SLOT_INDEX.with(|s| s.get());
+    let idx = THREAD.with(|t| t.slot_index.get());
     (idx != 0 && idx != usize::MAX).then(|| idx - 1)
 }
 
@@ -280,10 +350,10 @@ fn claim_slot() -> Option<Slot> {
     let a = arena()?;
     let i = NEXT_SLOT.fetch_add(1, Relaxed);
     if i >= a.n_slots {
-        SLOT_INDEX.with(|s| s.set(usize::MAX));
+        THREAD.with(|t| t.slot_index.set(usize::MAX));
         return None;
     }
-    SLOT_INDEX.with(|s| s.set(i + 1));
+    THREAD.with(|t| t.slot_index.set(i + 1));
     Some(slot_at(&a, i))
 }
 
@@ -306,26 +376,10 @@ impl Slot {
         &self.header().scratch
     }
 
-    /// Remembers this send and returns the spacing from the previous one's start when the
-    /// two were back to back to the same peer in the same mode: no other intercepted call
-    /// between them, and the idle time between them shorter than the previous call itself
-    /// (a burst, as in a flood test). A send–receive exchange is not a burst.
+    /// See [`SlotHeader::burst_spacing`].
     #[inline(always)]
     pub fn burst_spacing(&self, peer: i32, mode: Mode, t0: u64, t1: u64) -> Option<u64> {
-        let h = self.header();
-        let l = &h.last_send;
-        let (p0, p1, ppeer, pmode, pseq) =
-            (l[0].get(), l[1].get(), l[2].get(), l[3].get(), l[4].get());
-        let seq = h.seq.get();
-        l[0].set(t0);
-        l[1].set(t1);
-        l[2].set(peer as u64 + 1);
-        l[3].set(mode as u64);
-        l[4].set(seq);
-        // This send's own record is the only one since the previous send's.
-        let adjacent = seq == pseq.wrapping_add(1);
-        let same = adjacent && ppeer == peer as u64 + 1 && pmode == mode as u64 && p1 != 0;
-        (same && t0 >= p1 && t0 - p1 <= p1 - p0).then(|| t0 - p0)
+        self.header().burst_spacing(peer, mode, t0, t1)
     }
 
     #[inline(always)]
@@ -403,24 +457,7 @@ pub fn record_in(
     }
     let key = make_key(func, mode, class, size_bin(size), comm_size);
     match slot.find_or_claim(key) {
-        Some(c) => {
-            bump(&c.count, 1);
-            bump(&c.bytes, bytes);
-            bump(&c.ticks, ticks);
-            let m = c.min_ticks_plus1.load(Relaxed);
-            if m == 0 || ticks + 1 < m {
-                c.min_ticks_plus1.store(ticks + 1, Relaxed);
-            }
-            let s = c.min_size_plus1.load(Relaxed);
-            if s == 0 || size + 1 < s {
-                c.min_size_plus1.store(size + 1, Relaxed);
-            }
-            if size > c.max_size.load(Relaxed) {
-                c.max_size.store(size, Relaxed);
-            }
-            let h = &c.hist[hist_index(ticks)];
-            h.store(h.load(Relaxed).saturating_add(1), Relaxed);
-        }
+        Some(c) => c.add(size, bytes, ticks),
         None => {
             let h = slot.header();
             bump(&h.dropped, 1);

@@ -12,6 +12,7 @@ pub mod access;
 pub mod coll;
 pub mod common;
 pub mod complete;
+pub mod exchange;
 pub mod neighbor;
 pub mod p2p;
 pub mod persistent;
@@ -23,7 +24,8 @@ pub(crate) use coll::{bytes, collective, icollective};
 pub(crate) use common::Types;
 pub(crate) use complete::{wait_all, wait_any, wait_one, wait_some};
 #[cfg(mpi_isendrecv)]
-pub(crate) use p2p::isendrecv;
-pub(crate) use p2p::{blocking_recv, blocking_send, sendrecv, start_nonblocking};
+pub(crate) use exchange::isendrecv;
+pub(crate) use exchange::sendrecv;
+pub(crate) use p2p::{blocking_recv, blocking_send, start_nonblocking};
 pub(crate) use persistent::{cancel, comm_free, request_free, start, startall};
 pub(crate) use probe::{mprobe, mrecv, probe};

@@ -1,5 +1,5 @@
-//! Point-to-point hooks: blocking and nonblocking sends and receives, persistent inits,
-//! send-receive (MPI 4.0 §3.2–3.10).
+//! Point-to-point hooks: blocking and nonblocking sends and receives, persistent inits
+//! (MPI 4.0 §3.2–3.9); the send-receives are in `exchange`.
 use super::common::{
     before, msg_bytes, peer_what, status_source, status_tag, timed, visible_status,
 };
@@ -7,11 +7,11 @@ use crate::base::clock::now;
 use crate::base::funcs::BURST_GAP;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
 use crate::base::runtime::protect;
-use crate::record::matrix;
 use crate::record::peers::{classify, comm_id, world};
 use crate::record::requests::{self, Info, Sample};
 use crate::record::samples::{self, SIDE_RECV, SIDE_SEND};
 use crate::record::stats::{record, this_slot};
+use crate::record::{matrix, memo};
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
 
@@ -31,14 +31,17 @@ pub(crate) fn blocking_send(
     let count: i64 = count.into();
     // Peer and size before the call, so that an interim report can say what a rank
     // blocked here waits for.
-    let (class, peer, size) = before((PeerClass::Unknown, -1, 0), || {
-        let (class, peer) = classify(comm, dest);
-        let size = if class == PeerClass::ProcNull {
-            0
-        } else {
-            msg_bytes(count, dt)
-        };
-        (class, peer, size)
+    let (class, peer, size, memo) = before((PeerClass::Unknown, -1, 0, None), || {
+        if dest == mpi::proc_null() {
+            return (PeerClass::ProcNull, -1, 0, None);
+        }
+        match memo::resolve(func, mode, SIDE_SEND, comm, dest, tag, count, dt) {
+            Some(r) => (r.class(), r.peer(), r.size(), Some(r)),
+            None => {
+                let (class, peer) = classify(comm, dest);
+                (class, peer, msg_bytes(count, dt), None)
+            }
+        }
     });
     // Nothing to wait for with MPI_PROC_NULL.
     let (rc, t0, t1) = timed(
@@ -47,8 +50,21 @@ pub(crate) fn blocking_send(
         call,
     );
     protect(|| {
-        record(func, mode, class, size, size, t1.wrapping_sub(t0));
-        matrix::sent(peer, size, t1.wrapping_sub(t0));
+        let ticks = t1.wrapping_sub(t0);
+        if let Some(r) = &memo {
+            r.record(size, size, ticks);
+            r.sent(size, ticks);
+            if let Some(spacing) = r.burst_spacing(mode, t0, t1) {
+                record(BURST_GAP, mode, class, size, 0, spacing);
+            }
+            if let Some(n) = r.number() {
+                let times = [t0, t0, t1];
+                samples::keep_blocking(n, SIDE_SEND, peer, func, class as u8, size, times);
+            }
+            return;
+        }
+        record(func, mode, class, size, size, ticks);
+        matrix::sent(peer, size, ticks);
         burst(mode, class, peer, size, t0, t1);
         sample(SIDE_SEND, func, class, comm, peer, tag, size, [t0, t0, t1]);
     });
@@ -59,7 +75,7 @@ pub(crate) fn blocking_send(
 /// `times` = start (post), wait, end.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn sample(
+pub(super) fn sample(
     side: u64,
     func: u8,
     class: PeerClass,
@@ -122,6 +138,44 @@ pub(crate) fn start_nonblocking(
     let rc = call();
     let t1 = now();
     protect(|| {
+        let ticks = t1.wrapping_sub(t0);
+        let recv = mode == Mode::Irecv;
+        // A message with a named peer and tag, started now: through the memo. A wildcard
+        // receive is numbered at its completion, a persistent init at each start.
+        let named = !persistent
+            && dest != mpi::proc_null()
+            && !(recv && (dest == mpi::any_source() || tag == mpi::any_tag()));
+        let side = if recv { SIDE_RECV } else { SIDE_SEND };
+        if let Some(e) = named
+            .then(|| memo::resolve(func, mode, side, comm, dest, tag, count, dt))
+            .flatten()
+        {
+            let (class, peer, size) = (e.class(), e.peer(), e.size());
+            e.record(size, size, ticks);
+            let sample = e
+                .number()
+                .map_or_else(Sample::default, |(channel, k, stride)| {
+                    Sample::kept(channel, k, stride, tag)
+                });
+            track(
+                rc,
+                request,
+                (mode, class, peer, size),
+                false,
+                t0,
+                comm,
+                sample,
+            );
+            if recv {
+                e.recv_time(ticks);
+            } else {
+                e.sent(size, ticks);
+            }
+            if let Some(spacing) = e.burst_spacing(mode, t0, t1) {
+                record(BURST_GAP, mode, class, size, 0, spacing);
+            }
+            return;
+        }
         let (class, peer) = classify(comm, dest);
         let size = if class == PeerClass::ProcNull {
             0
@@ -166,7 +220,7 @@ pub(crate) fn start_nonblocking(
 
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn track(
+pub(super) fn track(
     rc: c_int,
     request: impl FnOnce() -> Option<u64>,
     (mode, class, peer, size): (Mode, PeerClass, i32, u64),
@@ -284,155 +338,52 @@ pub(crate) fn blocking_recv(
         status
     };
     let wildcard = source == mpi::any_source();
-    let (class, peer, size) = before((PeerClass::Unknown, -1, 0), || {
-        let (class, peer) = if wildcard {
-            (PeerClass::Unknown, -1)
+    let (class, peer, size, memo) = before((PeerClass::Unknown, -1, 0, None), || {
+        if source == mpi::proc_null() {
+            return (PeerClass::ProcNull, -1, 0, None);
+        }
+        if wildcard {
+            return (PeerClass::Unknown, -1, msg_bytes(count, dt), None);
+        }
+        // A wildcard tag is numbered from the status: not remembered.
+        let memo = if any_tag {
+            None
         } else {
-            classify(comm, source)
+            memo::resolve(func, mode, SIDE_RECV, comm, source, tag, count, dt)
         };
-        let size = if class == PeerClass::ProcNull {
-            0
-        } else {
-            msg_bytes(count, dt)
-        };
-        (class, peer, size)
+        match memo {
+            Some(r) => (r.class(), r.peer(), r.size(), Some(r)),
+            None => {
+                let (class, peer) = classify(comm, source);
+                (class, peer, msg_bytes(count, dt), None)
+            }
+        }
     });
     let (rc, t0, t1) = timed(func, Some((peer_what(peer), size)), || call(st));
     protect(|| {
+        let ticks = t1.wrapping_sub(t0);
+        if let Some(r) = &memo {
+            r.record(size, size, ticks);
+            r.recv_time(ticks);
+            if rc == mpi::success() {
+                if let Some(n) = r.number() {
+                    let times = [t0, t0, t1];
+                    samples::keep_blocking(n, SIDE_RECV, peer, func, class as u8, size, times);
+                }
+            }
+            return;
+        }
         let (class, peer) = if wildcard {
             recv_peer(comm, source, st, rc)
         } else {
             (class, peer)
         };
-        record(func, mode, class, size, size, t1.wrapping_sub(t0));
-        matrix::recv_time(peer, t1.wrapping_sub(t0));
+        record(func, mode, class, size, size, ticks);
+        matrix::recv_time(peer, ticks);
         if rc == mpi::success() {
             let tag = if any_tag { status_tag(st) } else { tag };
             sample(SIDE_RECV, func, class, comm, peer, tag, size, [t0, t0, t1]);
         }
     });
     rc
-}
-
-/// MPI_Sendrecv and MPI_Sendrecv_replace (MPI 4.0 §3.10): binned by the send size,
-/// bytes are both directions.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub(crate) fn sendrecv(
-    func: u8,
-    mode: Mode,
-    send_count: impl Into<i64>,
-    send_dt: MPI_Datatype,
-    dest: c_int,
-    tags: (c_int, c_int),
-    recv_count: impl Into<i64>,
-    recv_dt: MPI_Datatype,
-    source: c_int,
-    comm: MPI_Comm,
-    call: impl FnOnce() -> c_int,
-) -> c_int {
-    let (send_count, recv_count): (i64, i64) = (send_count.into(), recv_count.into());
-    let waits_on = before(0, || {
-        peer_what(classify(comm, if source >= 0 { source } else { dest }).1)
-    });
-    let (rc, t0, t1) = timed(func, Some((waits_on, 0)), call);
-    protect(|| {
-        let (class, peer) = classify(comm, dest);
-        let (send, recv) =
-            sendrecv_bytes(class, (send_count, send_dt), source, (recv_count, recv_dt));
-        record(func, mode, class, send, send + recv, t1.wrapping_sub(t0));
-        // The call is both a sending and a receiving call: its time counts on both.
-        matrix::sent(peer, send, t1.wrapping_sub(t0));
-        sample(
-            SIDE_SEND,
-            func,
-            class,
-            comm,
-            peer,
-            tags.0,
-            send,
-            [t0, t0, t1],
-        );
-        if source >= 0 {
-            let (rclass, rpeer) = classify(comm, source);
-            matrix::recv_time(rpeer, t1.wrapping_sub(t0));
-            if rc == mpi::success() {
-                sample(
-                    SIDE_RECV,
-                    func,
-                    rclass,
-                    comm,
-                    rpeer,
-                    tags.1,
-                    recv,
-                    [t0, t0, t1],
-                );
-            }
-        }
-    });
-    rc
-}
-
-/// MPI_Isendrecv and MPI_Isendrecv_replace (MPI 4.0 §3.10, new in MPI 4.0): one request
-/// for both directions, recorded like MPI_Sendrecv (binned by the send size, bytes both
-/// ways) under its own mode, and tracked to its completion like a nonblocking send.
-#[cfg(mpi_isendrecv)]
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub(crate) fn isendrecv(
-    func: u8,
-    mode: Mode,
-    send_count: impl Into<i64>,
-    send_dt: MPI_Datatype,
-    dest: c_int,
-    recv_count: impl Into<i64>,
-    recv_dt: MPI_Datatype,
-    source: c_int,
-    comm: MPI_Comm,
-    request: impl FnOnce() -> Option<u64>,
-    call: impl FnOnce() -> c_int,
-) -> c_int {
-    let (send_count, recv_count): (i64, i64) = (send_count.into(), recv_count.into());
-    let t0 = now();
-    let rc = call();
-    let t1 = now();
-    protect(|| {
-        let (class, peer) = classify(comm, dest);
-        let (send, recv) =
-            sendrecv_bytes(class, (send_count, send_dt), source, (recv_count, recv_dt));
-        record(func, mode, class, send, send + recv, t1.wrapping_sub(t0));
-        matrix::sent(peer, send, t1.wrapping_sub(t0));
-        let sample = Sample::default();
-        track(
-            rc,
-            request,
-            (mode, class, peer, send),
-            false,
-            t0,
-            comm,
-            sample,
-        );
-    });
-    rc
-}
-
-/// Bytes sent and received by a send-receive: none towards or from MPI_PROC_NULL.
-#[inline(always)]
-fn sendrecv_bytes(
-    class: PeerClass,
-    send: (i64, MPI_Datatype),
-    source: c_int,
-    recv: (i64, MPI_Datatype),
-) -> (u64, u64) {
-    let sent = if class == PeerClass::ProcNull {
-        0
-    } else {
-        msg_bytes(send.0, send.1)
-    };
-    let received = if source == mpi::proc_null() {
-        0
-    } else {
-        msg_bytes(recv.0, recv.1)
-    };
-    (sent, received)
 }
