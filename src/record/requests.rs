@@ -222,6 +222,27 @@ pub fn remove(bits: u64, message: bool) -> Option<Info> {
     Some(info)
 }
 
+/// A request that completed: what was known of it, and the handle forgotten (or, for a
+/// persistent request, marked inactive) in the same lookup. An inactive persistent
+/// request is returned as it was.
+#[inline]
+pub fn complete(bits: u64) -> Option<Info> {
+    let e = find(bits, false)?;
+    let info = e.load();
+    if !info.active {
+        return Some(info);
+    }
+    if info.persistent {
+        e.store(&Info {
+            active: false,
+            ..info
+        });
+    } else {
+        e.key.store(0, Release);
+    }
+    Some(info)
+}
+
 /// Rewrites what is known of a live handle (persistent restart, cancel mark, completion).
 #[inline]
 pub fn update(bits: u64, message: bool, f: impl FnOnce(&mut Info)) -> Option<Info> {

@@ -21,14 +21,9 @@ fn complete(
     st: *const MPI_Status,
     (func, t_wait, t_done): (u8, u64, u64),
 ) -> Option<Info> {
-    let info = requests::get(bits, false)?;
+    let info = requests::complete(bits)?;
     if !info.active {
         return None; // an inactive persistent request completes at once, with nothing
-    }
-    if info.persistent {
-        requests::update(bits, false, |i| i.active = false);
-    } else {
-        requests::remove(bits, false);
     }
     let (mut class, mut peer) = (info.class, info.peer_world);
     if class == PeerClass::Unknown
