@@ -39,14 +39,8 @@ pub const ENTRIES: usize = 64;
 /// One remembered call. Written and read only by its own thread.
 #[repr(C, align(64))]
 pub struct Entry {
-    /// Function id + 1 | `peers::epoch` << 8 (0: empty).
-    func_epoch: Cell<u64>,
-    comm: Cell<u64>,
-    /// Peer rank as passed (low 32 bits) and tag (high 32 bits).
-    dest_tag: Cell<u64>,
-    count: Cell<u64>,
-    datatype: Cell<u64>,
-    site: Cell<u64>,
+    /// What the call looked like (see [`Call::key`]); all 0: empty.
+    key: [Cell<u64>; 6],
     /// Bytes of the call, and whether its datatype is predefined (1: no need to ask
     /// MPI_Type_size again).
     size: Cell<u64>,
@@ -83,117 +77,82 @@ pub fn setup(max_threads: usize) -> bool {
     true
 }
 
-/// The references of a call of `func` (in `mode`) on `comm` with peer `dest` and `tag`
-/// as passed, of `count` elements of `datatype`, from this thread's current call site; `side`: which end
-/// of the message this rank is. The thread's entry for the call, filled now unless it
-/// matched. None without a memo, a slot, or room for a reference: the caller then
-/// records the usual way, which counts what was lost.
-#[allow(clippy::too_many_arguments)]
+/// A send or receive with a named peer and tag, as passed (see [`resolve`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Call {
+    pub func: u8,
+    pub mode: Mode,
+    /// Which end of the message this rank is (`samples::SIDE_SEND`, `SIDE_RECV`).
+    pub side: u64,
+    pub comm: MPI_Comm,
+    pub peer: c_int,
+    pub tag: c_int,
+    pub count: i64,
+    pub datatype: MPI_Datatype,
+}
+
+impl Call {
+    /// Everything the entry's references depend on: function and `peers::epoch`,
+    /// communicator, peer and tag, count, datatype, and this thread's current call site.
+    #[inline(always)]
+    fn key(&self) -> [u64; 6] {
+        [
+            (self.func as u64 + 1) | peers::epoch() << 8,
+            self.comm.bits(),
+            self.peer as u32 as u64 | (self.tag as u32 as u64) << 32,
+            self.count as u64,
+            self.datatype.bits(),
+            crate::base::runtime::call_site() as u64,
+        ]
+    }
+}
+
+/// The thread's entry for `call`, filled now unless it matched. None without a memo, a
+/// slot, or room for a reference: the caller then records the usual way, which counts
+/// what was lost.
 #[inline(always)]
-pub(crate) fn resolve(
-    func: u8,
-    mode: Mode,
-    side: u64,
-    comm: MPI_Comm,
-    dest: c_int,
-    tag: c_int,
-    count: i64,
-    datatype: MPI_Datatype,
-) -> Option<&'static Entry> {
-    let site = crate::base::runtime::call_site() as u64;
-    let dest_tag = dest as u32 as u64 | (tag as u32 as u64) << 32;
-    let func_epoch = (func as u64 + 1) | peers::epoch() << 8;
+pub(crate) fn resolve(call: &Call) -> Option<&'static Entry> {
+    let key = call.key();
     let slot = slot_index()?;
     let base = BASE.load(Relaxed);
     if base.is_null() || slot >= SLOTS.load(Relaxed) {
         return None;
     }
-    let (count, dt) = (count as u64, datatype.bits());
-    let h =
-        ((comm.bits() ^ dest_tag.rotate_left(23) ^ site ^ dt.rotate_left(41) ^ count ^ func_epoch)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            >> 58) as usize;
+    let h = ((key[0] ^ key[1] ^ key[2].rotate_left(23) ^ key[3] ^ key[4].rotate_left(41) ^ key[5])
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        >> 58) as usize;
     // SAFETY: slot < SLOTS and h < ENTRIES: inside the mapping, which is never unmapped.
     let e = unsafe { &*base.add(slot * ENTRIES + (h & (ENTRIES - 1))) };
-    if e.func_epoch.get() == func_epoch
-        && e.comm.get() == comm.bits()
-        && e.dest_tag.get() == dest_tag
-        && e.count.get() == count
-        && e.datatype.get() == dt
-        && e.site.get() == site
-    {
+    if e.key.iter().zip(key).all(|(k, v)| k.get() == v) {
         if e.predefined.get() != 0 {
             return Some(e);
         }
-        let size = msg_bytes(count as i64, datatype);
+        let size = msg_bytes(call.count, call.datatype);
         if size == e.size.get() {
             return Some(e);
         }
         // The same handle with another size: a datatype freed and created anew.
-        return refill(
-            e,
-            (func, mode, side),
-            (comm, dest, tag),
-            (count, datatype),
-            site,
-            size,
-        );
+        return e.fill(call, key, size);
     }
-    let size = msg_bytes(count as i64, datatype);
-    refill(
-        e,
-        (func, mode, side),
-        (comm, dest, tag),
-        (count, datatype),
-        site,
-        size,
-    )
-}
-
-/// Fills `e` for the call (see [`resolve`]) and keys it.
-#[cold]
-fn refill(
-    e: &'static Entry,
-    (func, mode, side): (u8, Mode, u64),
-    (comm, dest, tag): (MPI_Comm, c_int, c_int),
-    (count, datatype): (u64, MPI_Datatype),
-    site: u64,
-    size: u64,
-) -> Option<&'static Entry> {
-    let dest_tag = dest as u32 as u64 | (tag as u32 as u64) << 32;
-    let func_epoch = (func as u64 + 1) | peers::epoch() << 8;
-    let dt = datatype.bits();
-    e.fill(func, mode, side, comm, dest, tag, size, site)?;
-    e.func_epoch.set(func_epoch);
-    e.comm.set(comm.bits());
-    e.dest_tag.set(dest_tag);
-    e.count.set(count);
-    e.datatype.set(dt);
-    e.site.set(site);
-    e.size.set(size);
-    // SAFETY: a plain comparison of handles in C.
-    e.predefined
-        .set((unsafe { mpi::loggp_is_predefined_type(datatype) } != 0) as u64);
-    Some(e)
+    e.fill(call, key, msg_bytes(call.count, call.datatype))
 }
 
 impl Entry {
-    /// Resolves the references of a call anew (see [`resolve`]); None, the entry left
-    /// empty, where one has no room.
-    #[allow(clippy::too_many_arguments)]
+    /// Resolves the references of `call` anew and keys the entry with `key`; None, the
+    /// entry left empty, where one has no room.
     #[cold]
-    fn fill(
-        &self,
-        func: u8,
-        mode: Mode,
-        side: u64,
-        comm: MPI_Comm,
-        dest: c_int,
-        tag: c_int,
-        size: u64,
-        site: u64,
-    ) -> Option<()> {
-        self.func_epoch.set(0);
+    fn fill(&'static self, call: &Call, key: [u64; 6], size: u64) -> Option<&'static Entry> {
+        self.key[0].set(0);
+        let Call {
+            func,
+            mode,
+            side,
+            comm,
+            peer: dest,
+            tag,
+            ..
+        } = *call;
+        let site = key[5];
         let (class, peer) = classify(comm, dest);
         let header = stats::header()?;
         let cell = stats::cell_for(func, mode, class, size)?;
@@ -219,7 +178,14 @@ impl Entry {
         self.header.set(header as *const SlotHeader as usize);
         self.row
             .set(matrix::own_row(peer).map_or(0, |row| row.as_ptr() as usize));
-        Some(())
+        self.size.set(size);
+        // SAFETY: a plain comparison of handles in C.
+        let predefined = unsafe { mpi::loggp_is_predefined_type(call.datatype) } != 0;
+        self.predefined.set(predefined as u64);
+        for (k, v) in self.key.iter().zip(key) {
+            k.set(v);
+        }
+        Some(self)
     }
 
     /// The call's bytes.

@@ -35,7 +35,16 @@ pub(crate) fn blocking_send(
         if dest == mpi::proc_null() {
             return (PeerClass::ProcNull, -1, 0, None);
         }
-        match memo::resolve(func, mode, SIDE_SEND, comm, dest, tag, count, dt) {
+        match memo::resolve(&memo::Call {
+            func,
+            mode,
+            side: SIDE_SEND,
+            comm,
+            peer: dest,
+            tag,
+            count,
+            datatype: dt,
+        }) {
             Some(r) => (r.class(), r.peer(), r.size(), Some(r)),
             None => {
                 let (class, peer) = classify(comm, dest);
@@ -147,7 +156,18 @@ pub(crate) fn start_nonblocking(
             && !(recv && (dest == mpi::any_source() || tag == mpi::any_tag()));
         let side = if recv { SIDE_RECV } else { SIDE_SEND };
         if let Some(e) = named
-            .then(|| memo::resolve(func, mode, side, comm, dest, tag, count, dt))
+            .then(|| {
+                memo::resolve(&memo::Call {
+                    func,
+                    mode,
+                    side,
+                    comm,
+                    peer: dest,
+                    tag,
+                    count,
+                    datatype: dt,
+                })
+            })
             .flatten()
         {
             let (class, peer, size) = (e.class(), e.peer(), e.size());
@@ -349,7 +369,16 @@ pub(crate) fn blocking_recv(
         let memo = if any_tag {
             None
         } else {
-            memo::resolve(func, mode, SIDE_RECV, comm, source, tag, count, dt)
+            memo::resolve(&memo::Call {
+                func,
+                mode,
+                side: SIDE_RECV,
+                comm,
+                peer: source,
+                tag,
+                count,
+                datatype: dt,
+            })
         };
         match memo {
             Some(r) => (r.class(), r.peer(), r.size(), Some(r)),
