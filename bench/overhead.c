@@ -2,7 +2,10 @@
  * through libloggp.so (when preloaded), PMPI_X does not. Blocks of each alternate, and the
  * median over blocks is reported, so both see the same machine state.
  *   1. MPI_Send to MPI_PROC_NULL (the call does nothing: the shim's cost stands alone);
- *   2. an 8-byte ping-pong between ranks 0 and 1 (added ns per intercepted call).
+ *   2. an 8-byte ping-pong between ranks 0 and 1 (added ns per intercepted call);
+ *   3. an 8-byte nonblocking exchange: each of ranks 0 and 1 posts MPI_Irecv and MPI_Isend
+ *      and completes both with one MPI_Waitall (three intercepted calls per rank, the
+ *      Waitall completing two requests).
  * Also the cost of one rdtsc, for the budget: 2 x rdtsc + 15 ns per intercepted call. */
 #include <mpi.h>
 #include <stdio.h>
@@ -70,6 +73,39 @@ int main(int argc, char **argv) {
     } else {
         PMPI_Barrier(MPI_COMM_WORLD);
     }
+
+    /* 3. nonblocking exchange, ranks 0 and 1 */
+    double s3 = 0, b3 = 0;
+    if (size >= 2 && rank < 2) {
+        int peer = 1 - rank;
+        char out[8] = {0};
+        MPI_Request req[2];
+        MPI_Status st[2];
+        n = 20000;
+        for (int b = 0; b < BLOCKS; b++) {
+            for (int pass = 0; pass < 2; pass++) {
+                PMPI_Barrier(MPI_COMM_WORLD);
+                t0 = now_ns();
+                if (pass) {
+                    for (int i = 0; i < n; i++) {
+                        PMPI_Irecv(buf, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &req[0]);
+                        PMPI_Isend(out, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &req[1]);
+                        PMPI_Waitall(2, req, st);
+                    }
+                } else {
+                    for (int i = 0; i < n; i++) {
+                        MPI_Irecv(buf, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &req[0]);
+                        MPI_Isend(out, 8, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &req[1]);
+                        MPI_Waitall(2, req, st);
+                    }
+                }
+                double per_x = (now_ns() - t0) / n;
+                if (pass) base[b] = per_x; else shim[b] = per_x;
+            }
+        }
+        s3 = median(shim, BLOCKS);
+        b3 = median(base, BLOCKS);
+    }
     if (rank == 0) {
         double budget = 2 * rdtsc_ns + 15;
         printf("rdtsc: %.1f ns; budget per intercepted call: 2 x rdtsc + 15 = %.1f ns\n", rdtsc_ns, budget);
@@ -78,6 +114,9 @@ int main(int argc, char **argv) {
         if (size >= 2)
             printf("8-byte ping-pong round trip: PMPI %.1f ns, MPI %.1f ns, added %.1f ns per intercepted call (2 per rank per round trip), ratio %.3f\n",
                    b2, s2, (s2 - b2) / 2, s2 / b2);
+        if (size >= 2)
+            printf("8-byte nonblocking exchange (Irecv, Isend, Waitall): PMPI %.1f ns, MPI %.1f ns, added %.1f ns per intercepted call (3 per rank per exchange), ratio %.3f\n",
+                   b3, s3, (s3 - b3) / 3, s3 / b3);
     }
     MPI_Finalize();
     return 0;

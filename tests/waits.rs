@@ -148,6 +148,8 @@ fn adds_up(name: &str, r: &Report) {
             "MPI_Isend",
             "MPI_Irecv",
             "MPI_Mrecv",
+            // One message per start of a persistent request.
+            "MPI_Start",
         ]
         .iter()
         .filter_map(|f| e.calls.get(*f))
@@ -232,16 +234,38 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
     } else {
         "late_receiver"
     };
-    let all = truth(&t, &format!("{kind}_ns"));
-    // 200 × D nominal ± 5 %, where the program's own clocks saw the delays it built in
-    // (where they did not, the VM stretched rank 1's busy loops — seen once in a full
-    // run — and the check against the program below is the one that holds).
-    if (all - CALLS * D_NS).abs() <= 0.05 * CALLS * D_NS {
+    let mut all = truth(&t, &format!("{kind}_ns"));
+    let mut nominal = CALLS * D_NS;
+    // A polled receive waits in its Test calls only: between two polls the program runs
+    // its loop, and the shim its own work, outside MPI. The program's wait (from its
+    // loop's start to the send's) is then taken at the share of its loops' time that the
+    // Test calls measured (their time in the report, against the program's own sum of
+    // wait and cost over the loops).
+    if case.ends_with("_test") || case.ends_with("_testany") {
+        let e0 = r.ranks.iter().find(|e| e.rank == 0).expect("rank 0");
+        let polls: f64 = ["MPI_Test", "MPI_Testany"]
+            .iter()
+            .filter_map(|f| e0.calls.get(*f))
+            .map(|c| c.time_ns)
+            .sum();
+        let share = polls / (all + truth(&t, "cost_ns"));
+        println!("{name}: the Test calls' share of the polling loops: {share:.3}");
+        assert!((0.3..=1.02).contains(&share), "{name}: share {share}");
+        all *= share;
+        nominal *= share;
+    }
+    println!("{name}: rank 0 {kind} wait {got:.0} ns; the program's {all:.0} ns, nominal {nominal:.0} ns");
+    // 200 × D nominal ± 5 %, where the program's own clocks saw the delays it built in;
+    // where they saw them stretched by up to 5 % (the VM slowed rank 1's busy loops:
+    // seen in a run of this test, 432 ms of waits where the program measured within 5 %
+    // of 400 ms), the tolerance grows by the program's own distance from the nominal,
+    // and the check against the program below is the tight one.
+    if (all - nominal).abs() <= 0.05 * nominal {
         within(
             &format!("{name}: rank 0 wait vs 200·D"),
             got,
-            CALLS * D_NS,
-            0.05,
+            nominal,
+            0.05 + (all - nominal).abs() / nominal,
         );
     } else {
         println!("{name}: the program measured {all:.0} ns of waits, not 200·D: the nominal check is left out");
@@ -265,8 +289,12 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
     // Per (peer class, mode): the wait is rank 0's intra-node receives' (a late sender)
     // or sends' (a late receiver), in the mode the program used.
     let want_mode = match case {
-        "late_sender" => "recv",
-        "late_sender_nb" | "late_sender_any" => "irecv",
+        "late_sender" | "late_sender_probe" => "recv",
+        "late_sender_nb"
+        | "late_sender_any"
+        | "late_sender_persistent"
+        | "late_sender_test"
+        | "late_sender_testany" => "irecv",
         "late_sender_mprobe" => "mrecv",
         _ => "send",
     };
@@ -366,12 +394,23 @@ fn late_sender_wait_is_the_senders_delay() {
 
 /// The same through MPI_Irecv/MPI_Isend completed by MPI_Wait: a receive with a named
 /// source and tag is numbered when posted, a wildcard one at completion from its status;
-/// and through MPI_Mprobe + MPI_Mrecv (mpi4py's comm.recv), numbered at the match, the
-/// wait counted from the probe's entry.
+/// through MPI_Mprobe + MPI_Mrecv (mpi4py's comm.recv), numbered at the match, the
+/// wait counted from the probe's entry; through MPI_Probe, MPI_Get_count and MPI_Recv,
+/// the receive's wait counted from the probe's entry too; through persistent requests
+/// (MPI_Send_init, MPI_Recv_init), numbered at each MPI_Start; and through a receive
+/// polled with MPI_Test or MPI_Testany, waited for from the first poll.
 #[test]
 fn late_sender_wait_through_nonblocking_calls() {
     for mpi in BOTH {
-        for case in ["late_sender_nb", "late_sender_any", "late_sender_mprobe"] {
+        for case in [
+            "late_sender_nb",
+            "late_sender_any",
+            "late_sender_mprobe",
+            "late_sender_probe",
+            "late_sender_persistent",
+            "late_sender_test",
+            "late_sender_testany",
+        ] {
             let _ = late(mpi, case, &[], &format!("waits_{case}_{}", mpi.name()));
         }
     }

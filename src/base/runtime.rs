@@ -80,6 +80,14 @@ pub struct ThreadState {
     /// The address of the thread's in-progress record in its slot (0 until its first
     /// call), see `record::stats::InProgress`.
     pub current: Cell<usize>,
+    /// The thread's last blocking MPI_Probe that found a message: communicator handle,
+    /// the message's source (world rank, low half) and tag (high half), and the probe's
+    /// entry (0: none). See `record::hooks::probe::probed_from`.
+    pub probed: Cell<(u64, u64, u64)>,
+    /// The request (handle bits + 1; the first of an array) this thread is polling with
+    /// Test calls that completed nothing, and the first such call's entry (0: none). See
+    /// `record::hooks::complete::polled_since`.
+    pub polled: Cell<(u64, u64)>,
 }
 
 thread_local! {
@@ -88,6 +96,8 @@ thread_local! {
             in_call: Cell::new(0),
             slot_index: Cell::new(0),
             current: Cell::new(0),
+            probed: Cell::new((0, 0, 0)),
+            polled: Cell::new((0, 0)),
         }
     };
 }

@@ -62,21 +62,49 @@ int main(int argc, char **argv) {
     int late_send = !strncmp(c, "late_sender", 11);
     /* late_sender_nb: MPI_Irecv and MPI_Isend, each completed by MPI_Wait;
      * late_sender_any: the same receive from MPI_ANY_SOURCE with MPI_ANY_TAG. */
-    int nb = !strcmp(c, "late_sender_nb") || !strcmp(c, "late_sender_any");
+    /* late_sender_test, late_sender_testany: the receive polled with MPI_Test, or with
+     * MPI_Testany over an array of one, until it completes. */
+    int test = !strcmp(c, "late_sender_test"), testany = !strcmp(c, "late_sender_testany");
+    int nb = !strcmp(c, "late_sender_nb") || !strcmp(c, "late_sender_any") || test || testany;
     int any = !strcmp(c, "late_sender_any");
     int mprobe = !strcmp(c, "late_sender_mprobe");
+    /* late_sender_probe: MPI_Probe from any source with any tag, MPI_Get_count, then
+     * MPI_Recv from the status's source and tag (a message of unknown size). */
+    int probe = !strcmp(c, "late_sender_probe");
+    /* late_sender_persistent: MPI_Send_init and MPI_Recv_init once, then each message
+     * through MPI_Start and MPI_Wait. */
+    int persistent = !strcmp(c, "late_sender_persistent");
+    MPI_Request prq = MPI_REQUEST_NULL;
+    if (persistent && rank < 2) {
+      if (rank == 1)
+        MPI_Send_init(buf, BYTES, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &prq);
+      else
+        MPI_Recv_init(buf, BYTES, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &prq);
+    }
     for (int i = 0; i < N && rank < 2; i++) {
       int sender = late_send ? rank == 1 : rank == 0;
       MPI_Request rq;
       MPI_Status st;
       if (rank == 1) compute(d, 0);
+      if (persistent && !sender) MPI_Start(&prq);
       if (nb && !sender)
         MPI_Irecv(buf, BYTES, MPI_BYTE, any ? MPI_ANY_SOURCE : 1 - rank, any ? MPI_ANY_TAG : 7,
                   MPI_COMM_WORLD, &rq);
       in[i] = now_ns();
-      if (nb && sender) {
+      if (persistent) {
+        if (sender) MPI_Start(&prq);
+        MPI_Wait(&prq, MPI_STATUS_IGNORE);
+      } else if (nb && sender) {
         MPI_Isend(buf, BYTES, MPI_BYTE, 1 - rank, 7, MPI_COMM_WORLD, &rq);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
+      } else if (test || testany) {
+        int flag = 0, idx = -1;
+        while (!flag) {
+          if (test)
+            MPI_Test(&rq, &flag, &st);
+          else
+            MPI_Testany(1, &rq, &idx, &flag, &st);
+        }
       } else if (nb) {
         MPI_Wait(&rq, &st);
       } else if (mprobe && !sender) {
@@ -85,12 +113,18 @@ int main(int argc, char **argv) {
         MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &m, &st);
         MPI_Get_count(&st, MPI_BYTE, &n);
         MPI_Mrecv(buf, n, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+      } else if (probe && !sender) {
+        int n = 0;
+        MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        MPI_Recv(buf, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       } else if (sender)
         MPI_Send(buf, BYTES, MPI_BYTE, 1 - rank, 7, MPI_COMM_WORLD);
       else
         MPI_Recv(buf, BYTES, MPI_BYTE, 1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       out[i] = now_ns();
     }
+    if (prq != MPI_REQUEST_NULL) MPI_Request_free(&prq);
     calls = N;
     /* Truth on rank 0: the wait of each of its calls for rank 1's matching call. */
     double other[N];

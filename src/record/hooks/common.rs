@@ -1,10 +1,11 @@
 //! What every hook family shares: the clock reads around the PMPI_ call, the in-progress
 //! record, message sizes and the status the shim may substitute.
 use crate::base::clock::now;
-use crate::base::mpi::{self, MPI_Datatype, MPI_Status};
-use crate::base::runtime::protect;
+use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
+use crate::base::runtime::{protect, THREAD};
 use crate::record::stats::InProgress;
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// Bytes of `count` elements of `dt` (0 on error or a negative count).
 #[inline(always)]
@@ -131,4 +132,41 @@ pub(crate) fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
         // SAFETY: the standard requires n entries where the array is significant.
         .map(|i| unsafe { *counts.add(i) }.max(0) as u64 * size)
         .sum()
+}
+
+/// Whether any thread has made a blocking probe that found a message: until then a
+/// receive does not look for one (one load on its path).
+static PROBED: AtomicBool = AtomicBool::new(false);
+
+/// The waits' sample (issue 25) of a blocking receive that a blocking MPI_Probe of this
+/// thread announced (the usual way to receive a message of unknown size: MPI_Probe,
+/// MPI_Get_count, then MPI_Recv from the status's source and tag): the receive waited
+/// from the probe's entry, as MPI_Mrecv does from its MPI_Mprobe's. The receive gets the
+/// probed message, the first on its channel (MPI 4.0 §3.8.1), when it names the same
+/// communicator, source and tag. Any blocking receive of the thread that completes
+/// forgets the probe, so a probe whose message is received otherwise is never used
+/// later. Returns the probe's entry, or `t0`.
+#[inline(always)]
+pub(crate) fn probed_from(comm: MPI_Comm, peer: i32, tag: c_int, t0: u64) -> u64 {
+    if !PROBED.load(Relaxed) {
+        return t0;
+    }
+    let (c, what, entry) = THREAD.with(|t| t.probed.replace((0, 0, 0)));
+    let want = peer as u32 as u64 | (tag as u32 as u64) << 32;
+    if entry != 0 && c == comm.bits() && what == want && peer >= 0 && entry <= t0 {
+        entry
+    } else {
+        t0
+    }
+}
+
+/// A blocking MPI_Probe of this thread, entered at `t0`, found a message from world rank
+/// `peer` with `tag` on `comm` (see [`probed_from`]).
+#[inline(always)]
+pub(crate) fn probe_found(comm: MPI_Comm, peer: i32, tag: c_int, t0: u64) {
+    let what = peer as u32 as u64 | (tag as u32 as u64) << 32;
+    if !PROBED.load(Relaxed) {
+        PROBED.store(true, Relaxed);
+    }
+    THREAD.with(|t| t.probed.set((comm.bits(), what, t0)));
 }

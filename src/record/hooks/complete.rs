@@ -4,13 +4,14 @@ use super::common::{status_source, status_tag, timed, visible_status};
 use super::p2p::call_time;
 use crate::base::funcs::{REQ_CANCELLED, REQ_COMPLETED};
 use crate::base::mpi::{self, Handle, MPI_Status};
-use crate::base::runtime::protect;
+use crate::base::runtime::{protect, THREAD};
 use crate::record::peers::{classify, comm_id, world};
 use crate::record::requests::{self, Info, Sample};
 use crate::record::samples::{self, SIDE_RECV, SIDE_SEND};
 use crate::record::stats::{record, this_slot, CURRENT_REQUEST, SCRATCH_HANDLES};
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// One tracked request completed at `t_done` by the call `func` entered at `t_wait`; `st`
 /// is its status when visible (else null). Returns what it was, for attributing the
@@ -114,6 +115,52 @@ fn sample_completed(
     }
 }
 
+/// Where the wait for the requests a completion call (entered at `t0`, `first` the bits
+/// of its request, or of the first of its array) completed began: at the entry of the
+/// first of the Test calls on the same request or array that went before it and
+/// completed nothing (a polling loop, `while (!flag) MPI_Test(...)`), or at its own
+/// entry. The waits' split (issue 25) then sees a polled message as waited for from the
+/// first poll: a late sender's message keeps a receiver polling, and the polls' time is
+/// in the split's message calls. A call that completes nothing on a request the thread
+/// is not yet polling starts a new poll there; one that completes some ends it.
+/// (Between the polls the program may compute: the span then holds more than the polls'
+/// own time, and the split takes the waits' share of the span as their share of the
+/// polls.)
+#[inline(always)]
+fn polled_since(first: impl FnOnce() -> u64, completed: bool, t0: u64) -> u64 {
+    // Until some Test call completes nothing, a completion looks no further (one load).
+    let seen = POLLED.load(Relaxed);
+    if completed && !seen {
+        return t0;
+    }
+    if !seen {
+        POLLED.store(true, Relaxed);
+    }
+    let first = first();
+    THREAD.with(|t| {
+        let (req, since) = t.polled.get();
+        let polling = since != 0 && req == first.wrapping_add(1);
+        if completed {
+            if since != 0 {
+                t.polled.set((0, 0));
+            }
+            if polling {
+                since
+            } else {
+                t0
+            }
+        } else {
+            if !polling {
+                t.polled.set((first.wrapping_add(1), t0));
+            }
+            t0
+        }
+    })
+}
+
+/// Whether any Test call has completed nothing yet (see [`polled_since`]).
+static POLLED: AtomicBool = AtomicBool::new(false);
+
 /// Records a completion call: under the mode, class and size of the request it completed
 /// when it completed exactly one, so that completion costs can be learned per mode.
 #[inline(always)]
@@ -144,8 +191,9 @@ pub(crate) fn wait_one(
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let done = flag.is_null() || unsafe { *flag } != 0;
+        let since = polled_since(|| request, done, t0);
         let info = if done && request != mpi::request_null().bits() {
-            complete(request, st, (func, t0, t1))
+            complete(request, st, (func, since, t1))
         } else {
             None
         };
@@ -174,6 +222,15 @@ fn remembered(i: usize, n: usize) -> Option<u64> {
         return None;
     }
     this_slot().map(|s| s.scratch()[i].get())
+}
+
+/// The first remembered handle of an array (0: none), which names a polling loop.
+#[inline(always)]
+fn first_remembered(n: usize) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    this_slot().map_or(0, |s| s.scratch()[0].get())
 }
 
 #[inline(always)]
@@ -216,11 +273,12 @@ pub(crate) fn wait_all(
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let done = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
+        let since = polled_since(|| first_remembered(n), done, t0);
         let (mut last, mut n_done) = (None, 0);
         if done {
             for i in 0..count.max(0) as usize {
                 if let Some(bits) = remembered(i, n) {
-                    if let Some(info) = complete(bits, nth_status(statuses, i), (func, t0, t1)) {
+                    if let Some(info) = complete(bits, nth_status(statuses, i), (func, since, t1)) {
                         last = Some(info);
                         n_done += 1;
                     }
@@ -257,10 +315,12 @@ pub(crate) fn wait_any(
         // SAFETY: flag was written by the call.
         let done = flag.is_null() || unsafe { *flag } != 0;
         let idx = index();
+        let completed = done && idx != mpi::undefined() && idx >= 0;
+        let since = polled_since(|| first_remembered(n), completed, t0);
         let mut info = None;
-        if done && idx != mpi::undefined() && idx >= 0 {
+        if completed {
             if let Some(bits) = remembered(idx as usize, n) {
-                info = complete(bits, st, (func, t0, t1));
+                info = complete(bits, st, (func, since, t1));
             }
         }
         record_completion_call(func, info, info.is_some() as usize, t1.wrapping_sub(t0));
@@ -296,11 +356,14 @@ pub(crate) fn wait_some(
             unsafe { *outcount }
         };
         let (mut last, mut n_done) = (None, 0);
-        if rc == mpi::success() && out != mpi::undefined() && out > 0 && !indices.is_null() {
+        let completed =
+            rc == mpi::success() && out != mpi::undefined() && out > 0 && !indices.is_null();
+        let since = polled_since(|| first_remembered(n), completed, t0);
+        if completed {
             for j in 0..out as usize {
                 let i = unsafe { *indices.add(j) } - index_base;
                 if let Some(bits) = remembered(i.max(0) as usize, n) {
-                    if let Some(info) = complete(bits, nth_status(statuses, j), (func, t0, t1)) {
+                    if let Some(info) = complete(bits, nth_status(statuses, j), (func, since, t1)) {
                         last = Some(info);
                         n_done += 1;
                     }

@@ -1,7 +1,7 @@
 //! Point-to-point hooks: blocking and nonblocking sends and receives, persistent inits
 //! (MPI 4.0 §3.2–3.9); the send-receives are in `exchange`.
 use super::common::{
-    before, msg_bytes, peer_what, status_source, status_tag, timed, visible_status,
+    before, msg_bytes, peer_what, probed_from, status_source, status_tag, timed, visible_status,
 };
 use crate::base::clock::now;
 use crate::base::funcs::BURST_GAP;
@@ -211,8 +211,13 @@ pub(crate) fn start_nonblocking(
             if persistent { 0 } else { size },
             t1.wrapping_sub(t0),
         );
+        // A persistent init keeps its tag: each MPI_Start numbers its message (see
+        // `persistent::restart`).
         let sample = if persistent {
-            Sample::default()
+            Sample {
+                tag,
+                ..Sample::default()
+            }
         } else {
             nb_sample(mode, comm, dest, peer, tag)
         };
@@ -395,8 +400,9 @@ pub(crate) fn blocking_recv(
             r.record(size, size, ticks);
             r.recv_time(ticks);
             if rc == mpi::success() {
+                let post = probed_from(comm, peer, tag, t0);
                 if let Some(n) = r.number() {
-                    let times = [t0, t0, t1];
+                    let times = [post, post, t1];
                     samples::keep_blocking(n, SIDE_RECV, peer, func, class as u8, size, times);
                 }
             }
@@ -411,7 +417,17 @@ pub(crate) fn blocking_recv(
         matrix::recv_time(peer, ticks);
         if rc == mpi::success() {
             let tag = if any_tag { status_tag(st) } else { tag };
-            sample(SIDE_RECV, func, class, comm, peer, tag, size, [t0, t0, t1]);
+            let post = probed_from(comm, peer, tag, t0);
+            sample(
+                SIDE_RECV,
+                func,
+                class,
+                comm,
+                peer,
+                tag,
+                size,
+                [post, post, t1],
+            );
         }
     });
     rc

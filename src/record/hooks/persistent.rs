@@ -3,9 +3,11 @@
 use super::p2p::started_time;
 use crate::base::clock::now;
 use crate::base::funcs::REQ_FREED;
-use crate::base::mpi::{self, MPI_Comm};
+use crate::base::mpi::{self, Handle, MPI_Comm};
 use crate::base::runtime::protect;
-use crate::record::requests::{self, Info};
+use crate::record::peers::{comm_id, world};
+use crate::record::requests::{self, Info, Sample};
+use crate::record::samples::{self, SIDE_RECV, SIDE_SEND};
 use crate::record::stats::record;
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
@@ -41,13 +43,51 @@ pub(crate) fn start(func: u8, _mode: Mode, request: u64, call: impl FnOnce() -> 
     rc
 }
 
+/// A persistent request started at `t0`: active, and its message numbered for the
+/// waits' sample (issue 25) as a nonblocking call's is at its start. Each start is one
+/// message on the channel, in the order of the starts, which MPI's non-overtaking rule
+/// makes the order of matching (MPI 4.0 §3.9: a persistent request "behaves as" the
+/// nonblocking call it stands for). A receive from MPI_ANY_SOURCE or with MPI_ANY_TAG is
+/// numbered at its completion, from its status. (MPI_Startall starts its requests "in
+/// some arbitrary order": two of one call on the same channel may be numbered in the
+/// other order than they match; such pairs do not fit and are dropped as inconsistent.)
 #[inline(always)]
 fn restart(bits: u64, t0: u64) -> Option<Info> {
     requests::update(bits, false, |i| {
         i.active = true;
         i.cancel_requested = false;
         i.start_ticks = t0;
+        i.sample = started_sample(i);
     })
+}
+
+#[inline(always)]
+fn started_sample(i: &Info) -> Sample {
+    let recv = i.mode == Mode::Irecv;
+    let tag = i.sample.tag;
+    if recv && (i.peer_world < 0 || tag == mpi::any_tag()) {
+        // MPI_PROC_NULL as well: its completion has no source to number it by.
+        return Sample {
+            seq: Sample::AT_COMPLETION,
+            tag,
+            ..Sample::default()
+        };
+    }
+    if i.peer_world < 0 {
+        return Sample {
+            tag,
+            ..Sample::default()
+        };
+    }
+    let side = if recv { SIDE_RECV } else { SIDE_SEND };
+    let comm = comm_id(MPI_Comm::from_bits(i.comm_bits));
+    match world().and_then(|w| samples::number(side, w.rank, i.peer_world, comm, tag)) {
+        Some((channel, k, stride)) => Sample::kept(channel, k, stride, tag),
+        None => Sample {
+            tag,
+            ..Sample::default()
+        },
+    }
 }
 
 /// MPI_Startall: each request restarts; the call is recorded once with all bytes.

@@ -1,7 +1,7 @@
 //! Probes and matched receives (MPI 4.0 §3.8): a matched message is remembered with its
 //! peer so that MPI_Mrecv/MPI_Imrecv can classify it.
 use super::common::{
-    before, msg_bytes, peer_what, status_source, status_tag, timed, visible_status,
+    before, msg_bytes, peer_what, probe_found, status_source, status_tag, timed, visible_status,
 };
 use super::p2p::recv_peer;
 use crate::base::clock::now;
@@ -46,6 +46,9 @@ pub(crate) fn probe(
         record(func, mode, class, 0, 0, t1.wrapping_sub(t0));
         // A probe waits on the receiving side: its time is receiving time.
         matrix::recv_time(peer, t1.wrapping_sub(t0));
+        if flag.is_null() && found && rc == mpi::success() && peer >= 0 {
+            probe_found(comm, peer, status_tag(st), t0);
+        }
     });
     rc
 }

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::os::raw::c_int;
 
 /// The point-to-point calls whose time the split divides: the blocking ones, and the
-/// Wait calls that complete nonblocking messages (a Wait that completes only
+/// Wait and Test calls that complete nonblocking messages (a Wait that completes only
 /// nonblocking collectives or untracked requests is in this time too, and is taken to
 /// split as the sampled ones do).
 const MESSAGE_CALLS: &[&str] = &[
@@ -23,6 +23,13 @@ const MESSAGE_CALLS: &[&str] = &[
     "MPI_Waitall",
     "MPI_Waitany",
     "MPI_Waitsome",
+    // Test calls poll: a message they complete was waited for from the first poll
+    // (`record::hooks::complete::polled_since`); the polls that complete nothing are in
+    // this time too.
+    "MPI_Test",
+    "MPI_Testall",
+    "MPI_Testany",
+    "MPI_Testsome",
     "MPI_Send",
     "MPI_Ssend",
     "MPI_Bsend",
@@ -30,8 +37,10 @@ const MESSAGE_CALLS: &[&str] = &[
     "MPI_Recv",
     "MPI_Sendrecv",
     "MPI_Sendrecv_replace",
-    // A matched probe and its blocking receive: the receive waits from the probe's entry.
+    // A matched probe and its blocking receive: the receive waits from the probe's entry;
+    // the same for a blocking probe and the receive of the message it found.
     "MPI_Mprobe",
+    "MPI_Probe",
     "MPI_Mrecv",
     "MPI_Mrecv_c",
     "MPI_Send_c",
