@@ -127,8 +127,9 @@ fn one_algorithm(a: &AlgorithmAdvice) -> String {
     );
     if let (true, Some(name)) = (a.advised, &a.algorithm) {
         o += &format!(
-            "  advice: force {name}: each member's time in it {} → {}, predicted saving {}{}\n",
+            "  advice: force {name}: each member's time in it {}{} → {}, predicted saving {}{}\n",
             ns(a.predicted_in_use_ns.unwrap_or(0.0)),
+            if a.in_use_measured { " (measured)" } else { "" },
             ns(a.predicted_advised_ns.unwrap_or(0.0)),
             ns(a.predicted_saving_ns.unwrap_or(0.0)),
             ci(a.predicted_saving_ns_ci),

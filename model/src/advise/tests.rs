@@ -165,3 +165,82 @@ fn a_rank_far_from_the_others_stands_out_and_noise_does_not() {
     r.ranks.truncate(3);
     assert!(standout_ranks(&r).is_empty(), "too few ranks to say");
 }
+
+/// A 2-rank MPI_Allreduce forced to basic_linear, 100 calls of one size bin; the model
+/// prices basic_linear at 1000 ns and recursive doubling at 600 ns for each member.
+fn allreduce_report(measured_costs: &[f64]) -> Report {
+    use loggp_report::{AlgorithmCost, Cell, CollectiveModel, CollectiveSplit};
+    let cost = |name: &str, ns: f64, force: &str| AlgorithmCost {
+        algorithm: name.into(),
+        force: force.into(),
+        predicted_ns: ns,
+        predicted_ns_ci: Some([ns - 50.0, ns + 50.0]),
+        predicted_member_mean_ns: Some(ns),
+        predicted_member_mean_ns_ci: Some([ns - 50.0, ns + 50.0]),
+    };
+    let mut r = Report::default();
+    r.collective_model.push(CollectiveModel {
+        function: "MPI_Allreduce".into(),
+        comm_size: 2,
+        size_lo_bytes: 4096,
+        size_hi_bytes: 4607,
+        message_bytes: 4096,
+        algorithm: Some("basic_linear".into()),
+        algorithm_source: Some("forced".into()),
+        predicted_ns: Some(1000.0),
+        predicted_ns_ci: Some([950.0, 1050.0]),
+        measured_ns: Some(820.0),
+        alternatives: vec![
+            cost("basic_linear", 1000.0, "x=1"),
+            cost("recursive_doubling", 600.0, "x=3"),
+        ],
+        ..Default::default()
+    });
+    r.cells.push(Cell {
+        function: "MPI_Allreduce".into(),
+        mode: Mode::Collective,
+        size_bin: loggp_report::bins::size_bin(4096),
+        comm_size: Some(2),
+        count: 200,
+        ..Default::default()
+    });
+    for (rank, &c) in measured_costs.iter().enumerate() {
+        r.waits.collectives.push(CollectiveSplit {
+            rank: rank as u32,
+            function: "MPI_Allreduce".into(),
+            comm_size: 2,
+            size_lo_bytes: 4096,
+            size_hi_bytes: 4607,
+            calls_matched: 100,
+            cost_ns: c,
+            cost_ns_ci: Some([c - 20.0, c + 20.0]),
+            ..Default::default()
+        });
+    }
+    r
+}
+
+/// The saving of a forced algorithm is what the job pays now, measured by its time
+/// split, less the model's price of the candidate; without a measured cost, both sides
+/// are the model's.
+#[test]
+fn algorithm_saving_starts_from_the_measured_cost_in_use() {
+    let r = allreduce_report(&[800.0, 820.0]);
+    let a = &super::algorithm_advice(&r)[0];
+    assert!(a.advised, "{a:?}");
+    assert!(a.in_use_measured);
+    assert_eq!(a.algorithm.as_deref(), Some("recursive_doubling"));
+    // 100 calls × (810 measured − 600 predicted); the interval: the priced saving's
+    // spread (both prices ± 50 at the same bounds: none) and the measured ± 20, in
+    // quadrature.
+    let est = a.predicted_saving_ns.unwrap();
+    assert!((est - 21_000.0).abs() < 1e-6, "{est}");
+    let [lo, hi] = a.predicted_saving_ns_ci.unwrap();
+    assert!((lo - 100.0 * (810.0 - 20.0 - 600.0)).abs() < 1e-6, "{lo}");
+    assert!((hi - 100.0 * (810.0 + 20.0 - 600.0)).abs() < 1e-6, "{hi}");
+    // No time split: the model's prices on both sides.
+    let r = allreduce_report(&[]);
+    let a = &super::algorithm_advice(&r)[0];
+    assert!(a.advised && !a.in_use_measured, "{a:?}");
+    assert!((a.predicted_saving_ns.unwrap() - 40_000.0).abs() < 1e-6);
+}
