@@ -74,21 +74,32 @@ fn renders(bin: &str, name: &str, html: &str) -> Vec<String> {
         .filter(|f| !f.is_empty())
         .map(|f| f.split(',').map(String::from).collect())
         .collect();
+    println!("{name}: page height {height} px, figures (id, left, top, width, height): {figs:?}");
     let png = dir.join("shot.png");
+    // Chromium shoots at most 16000 device pixels in height: a taller page (a 128-rank
+    // page is 15–17.3k CSS pixels, with the tables a run's report holds) is shot at half
+    // scale, so that the figures at its foot are in the picture too.
+    let scale = if height > 16000 { 0.5 } else { 1.0 };
     chrome(
         bin,
         &dir,
         &page,
         &[
             format!("--screenshot={}", png.display()),
-            format!("--window-size=1280,{}", height.min(16000)),
+            format!("--force-device-scale-factor={scale}"),
+            format!("--window-size=1280,{}", height.min(32000)),
         ],
     );
     assert!(png.is_file(), "{name}: no screenshot");
+    let region: Vec<String> = figs
+        .iter()
+        .flat_map(|f| f[1..5].iter())
+        .map(|v| format!("{}", (v.parse::<f64>().unwrap_or(0.0) * scale).round()))
+        .collect();
     let o = Command::new("python3")
         .arg(root().join("tools/tests/png_ink.py"))
         .arg(&png)
-        .args(figs.iter().flat_map(|f| f[1..5].iter()))
+        .args(&region)
         .output()
         .unwrap();
     let lines: Vec<Vec<f64>> = String::from_utf8_lossy(&o.stdout)
