@@ -28,9 +28,9 @@
 //! member's entry to each member's exit, the mean over the members): the saving is then
 //! what the job pays now less what the model prices the candidate at, so that the
 //! model's error on the algorithm in use is not carried into it. (On Open MPI's 2-rank
-//! Allreduce forced to basic_linear, the model priced it 1.15–1.6× its measured cost
+//! Allreduce forced to basic_linear, the model priced it at 1.1–1.7× its measured cost,
 //! and the saving of recursive doubling at 1.6–2.2× what the reruns saved; from the
-//! measured cost, 0.7–0.9×.) Its interval: the spread the model's parameters give
+//! measured cost, at 0.65–0.89×.) Its interval: the spread the model's parameters give
 //! the priced saving about its centre, and the measured cost's own interval, added in
 //! quadrature. Where a bin has no measured cost, both sides are priced by the model,
 //! the interval from every parameter at its low and at its high bound.
