@@ -238,6 +238,25 @@ fn algorithm_saving_starts_from_the_measured_cost_in_use() {
     let [lo, hi] = a.predicted_saving_ns_ci.unwrap();
     assert!((lo - 100.0 * (810.0 - 20.0 - 600.0)).abs() < 1e-6, "{lo}");
     assert!((hi - 100.0 * (810.0 + 20.0 - 600.0)).abs() < 1e-6, "{hi}");
+    // A model that prices the algorithm in use high (1000 against 550 measured) is
+    // trusted where the saving starts from the measured cost; one that prices it low
+    // (1000 against 1400) is not.
+    let mut r = allreduce_report(&[540.0, 560.0]);
+    r.collective_model[0].measured_ns = Some(550.0);
+    assert!(
+        !super::algorithm_advice(&r)[0].advised,
+        "550 − 600: no saving"
+    );
+    let mut r = allreduce_report(&[700.0, 720.0]);
+    r.collective_model[0].measured_ns = Some(600.0);
+    let a = &super::algorithm_advice(&r)[0];
+    assert!(a.advised && a.in_use_measured, "{a:?}");
+    assert!((a.predicted_saving_ns.unwrap() - 11_000.0).abs() < 1e-6);
+    let mut r = allreduce_report(&[1390.0, 1410.0]);
+    r.collective_model[0].measured_ns = Some(1400.0);
+    let a = &super::algorithm_advice(&r)[0];
+    assert!(!a.advised, "{a:?}");
+    assert!(a.notes.iter().any(|n| n.contains("does not hold")), "{a:?}");
     // No time split: the model's prices on both sides.
     let r = allreduce_report(&[]);
     let a = &super::algorithm_advice(&r)[0];
