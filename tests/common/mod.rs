@@ -402,3 +402,31 @@ pub fn assert_calibration_within(r: &Report, budget_ms: f64, what: &str) {
         c.status
     );
 }
+
+/// A job's level: the geometric mean of its calibrated intra-node PRTT(1,0,s) of MPI_Send
+/// at the sizes up to `max_bytes` (the median of each size's repetitions). The cost of
+/// the same call changes level over seconds on this VM (up to 3 × between runs), and the
+/// two jobs of an advice's pair run seconds apart: the rerun's time is brought to the
+/// first job's level, as `advise --measure` brings its runs to the job's. `max_bytes`
+/// keeps to sizes whose protocol the advised setting does not change.
+pub fn level_ns(r: &Report, max_bytes: u64) -> f64 {
+    let set = r
+        .calibration
+        .mpi
+        .iter()
+        .find(|s| s.peer_class == "intra_node" && s.mode == "send")
+        .expect("an intra-node send calibration");
+    let v: Vec<f64> = set
+        .points
+        .iter()
+        .filter(|p| p.size_bytes <= max_bytes)
+        .filter_map(|p| {
+            let mut reps = p.prtt_1_0_reps_ns.clone();
+            reps.sort_by(f64::total_cmp);
+            reps.get(reps.len() / 2).copied().or(p.prtt_1_0_ns)
+        })
+        .filter(|&x| x > 0.0)
+        .collect();
+    assert!(!v.is_empty(), "no calibrated PRTT up to {max_bytes} B");
+    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
+}
