@@ -220,6 +220,18 @@ fn price_ns(r: &Report, bytes: f64) -> Option<f64> {
     Some((a.1 + (b.1 - a.1) * (bytes - a.0) / (b.0 - a.0)) / 2.0)
 }
 
+/// The MPI calls of a case's polling loop (from its first poll to the end of the
+/// receive), or None where the case does not poll.
+fn polling_loop_calls(case: &str) -> Option<&'static [&'static str]> {
+    match case {
+        "late_sender_test" => Some(&["MPI_Test"]),
+        "late_sender_testany" => Some(&["MPI_Testany"]),
+        "late_sender_iprobe" => Some(&["MPI_Iprobe", "MPI_Recv"]),
+        "late_sender_improbe" => Some(&["MPI_Improbe", "MPI_Mrecv"]),
+        _ => None,
+    }
+}
+
 fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
     let (r, t) = job(mpi, 2, case, extra, name);
     adds_up(name, &r);
@@ -236,20 +248,20 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
     };
     let mut all = truth(&t, &format!("{kind}_ns"));
     let mut nominal = CALLS * D_NS;
-    // A polled receive waits in its Test calls only: between two polls the program runs
-    // its loop, and the shim its own work, outside MPI. The program's wait (from its
-    // loop's start to the send's) is then taken at the share of its loops' time that the
-    // Test calls measured (their time in the report, against the program's own sum of
+    // A polled receive waits in its polls only: between two polls the program runs its
+    // loop, and the shim its own work, outside MPI. The program's wait (from its loop's
+    // start to the send's) is then taken at the share of its loops' time that the loops'
+    // MPI calls measured (their time in the report, against the program's own sum of
     // wait and cost over the loops).
-    if case.ends_with("_test") || case.ends_with("_testany") {
+    if let Some(loop_calls) = polling_loop_calls(case) {
         let e0 = r.ranks.iter().find(|e| e.rank == 0).expect("rank 0");
-        let polls: f64 = ["MPI_Test", "MPI_Testany"]
+        let polls: f64 = loop_calls
             .iter()
             .filter_map(|f| e0.calls.get(*f))
             .map(|c| c.time_ns)
             .sum();
         let share = polls / (all + truth(&t, "cost_ns"));
-        println!("{name}: the Test calls' share of the polling loops: {share:.3}");
+        println!("{name}: the polling loops' MPI calls' share of their time: {share:.3}");
         assert!((0.3..=1.02).contains(&share), "{name}: share {share}");
         all *= share;
         nominal *= share;
@@ -289,13 +301,13 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
     // Per (peer class, mode): the wait is rank 0's intra-node receives' (a late sender)
     // or sends' (a late receiver), in the mode the program used.
     let want_mode = match case {
-        "late_sender" | "late_sender_probe" => "recv",
+        "late_sender" | "late_sender_probe" | "late_sender_iprobe" => "recv",
         "late_sender_nb"
         | "late_sender_any"
         | "late_sender_persistent"
         | "late_sender_test"
         | "late_sender_testany" => "irecv",
-        "late_sender_mprobe" => "mrecv",
+        "late_sender_mprobe" | "late_sender_improbe" => "mrecv",
         _ => "send",
     };
     let row = r0
@@ -398,7 +410,8 @@ fn late_sender_wait_is_the_senders_delay() {
 /// wait counted from the probe's entry; through MPI_Probe, MPI_Get_count and MPI_Recv,
 /// the receive's wait counted from the probe's entry too; through persistent requests
 /// (MPI_Send_init, MPI_Recv_init), numbered at each MPI_Start; and through a receive
-/// polled with MPI_Test or MPI_Testany, waited for from the first poll.
+/// polled with MPI_Test or MPI_Testany, or found by polling MPI_Iprobe (then MPI_Recv)
+/// or MPI_Improbe (then MPI_Mrecv), waited for from the first poll.
 #[test]
 fn late_sender_wait_through_nonblocking_calls() {
     for mpi in BOTH {
@@ -410,6 +423,8 @@ fn late_sender_wait_through_nonblocking_calls() {
             "late_sender_persistent",
             "late_sender_test",
             "late_sender_testany",
+            "late_sender_iprobe",
+            "late_sender_improbe",
         ] {
             let _ = late(mpi, case, &[], &format!("waits_{case}_{}", mpi.name()));
         }

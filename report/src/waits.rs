@@ -22,8 +22,8 @@ pub struct TimeSplit {
     pub rank: u32,
     pub time_in_mpi_ns: f64,
     /// Time in the point-to-point calls the split covers (MPI_Send, Ssend, Bsend, Rsend,
-    /// Recv, Sendrecv, Sendrecv_replace, MPI_Probe and MPI_Mprobe, the blocking MPI_Mrecv
-    /// of an MPI_Mprobe's message, and MPI_Wait, Waitall, Waitany, Waitsome, Test,
+    /// Recv, Sendrecv, Sendrecv_replace, MPI_Probe, Iprobe, Mprobe and Improbe, the
+    /// blocking MPI_Mrecv of a matched probe's message, and MPI_Wait, Waitall, Waitany, Waitsome, Test,
     /// Testall, Testany, Testsome, which complete nonblocking and started persistent
     /// messages), measured for every call.
     pub message_calls_ns: f64,
@@ -36,8 +36,7 @@ pub struct TimeSplit {
     pub collective_wait_ns: f64,
     pub collective_cost_ns: f64,
     /// Every other MPI call: MPI_Init and MPI_Finalize (with loggp's calibration), the
-    /// starts of nonblocking and persistent calls, MPI_Iprobe, Improbe and Imrecv, and
-    /// the rest.
+    /// starts of nonblocking and persistent calls, MPI_Imrecv, and the rest.
     pub other_ns: f64,
     /// 95 % intervals `[lo, hi]`: sampling (ratio estimator, finite-population
     /// corrected) and the clocks' uncertainty together.

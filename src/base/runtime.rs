@@ -88,6 +88,10 @@ pub struct ThreadState {
     /// Test calls that completed nothing, and the first such call's entry (0: none). See
     /// `record::hooks::complete::polled_since`.
     pub polled: Cell<(u64, u64)>,
+    /// The (communicator, source, tag) arguments this thread is polling with MPI_Iprobe
+    /// or MPI_Improbe calls that found nothing, hashed, and the first such call's entry
+    /// (0: none). See `record::hooks::probe::probe_polled_since`.
+    pub probe_polled: Cell<(u64, u64)>,
 }
 
 thread_local! {
@@ -98,6 +102,7 @@ thread_local! {
             current: Cell::new(0),
             probed: Cell::new((0, 0, 0)),
             polled: Cell::new((0, 0)),
+            probe_polled: Cell::new((0, 0)),
         }
     };
 }

@@ -98,27 +98,27 @@ macro_rules! p2p_rows {
             // Probes and matched receives, §3.8.
             MPI_Probe { role: Probes, mode: None, entry: guarded,
                 c: (source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status)
-                    => probe(source, comm, std::ptr::null_mut(), status, |st| PMPI_Probe(source, tag, comm, st)),
+                    => probe((source, tag), comm, std::ptr::null_mut(), status, |st| PMPI_Probe(source, tag, comm, st)),
                 fortran: probe plain (source, tag, comm_, status)
-                    => probe(int(source), comm(comm_), std::ptr::null_mut(), no_status(), |_| call()),
+                    => probe((int(source), int(tag)), comm(comm_), std::ptr::null_mut(), no_status(), |_| call()),
             }
             MPI_Iprobe { role: Probes, mode: None, entry: guarded,
                 c: (source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status)
-                    => probe(source, comm, flag, status, |st| PMPI_Iprobe(source, tag, comm, flag, st)),
+                    => probe((source, tag), comm, flag, status, |st| PMPI_Iprobe(source, tag, comm, flag, st)),
                 fortran: iprobe plain (source, tag, comm_, flag, status)
-                    => probe(int(source), comm(comm_), ip(flag), no_status(), |_| call()),
+                    => probe((int(source), int(tag)), comm(comm_), ip(flag), no_status(), |_| call()),
             }
             MPI_Mprobe { role: Probes, mode: None, entry: guarded,
                 c: (source: c_int, tag: c_int, comm: MPI_Comm, message: *mut MPI_Message, status: *mut MPI_Status)
-                    => mprobe(source, comm, std::ptr::null_mut(), c_msg_out(message), status, |st| PMPI_Mprobe(source, tag, comm, message, st)),
+                    => mprobe((source, tag), comm, std::ptr::null_mut(), c_msg_out(message), status, |st| PMPI_Mprobe(source, tag, comm, message, st)),
                 fortran: mprobe plain (source, tag, comm_, message, status)
-                    => mprobe(int(source), comm(comm_), std::ptr::null_mut(), f_msg_out(fp(message)), no_status(), |_| call()),
+                    => mprobe((int(source), int(tag)), comm(comm_), std::ptr::null_mut(), f_msg_out(fp(message)), no_status(), |_| call()),
             }
             MPI_Improbe { role: Probes, mode: None, entry: guarded,
                 c: (source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut MPI_Message, status: *mut MPI_Status)
-                    => mprobe(source, comm, flag, c_msg_out(message), status, |st| PMPI_Improbe(source, tag, comm, flag, message, st)),
+                    => mprobe((source, tag), comm, flag, c_msg_out(message), status, |st| PMPI_Improbe(source, tag, comm, flag, message, st)),
                 fortran: improbe plain (source, tag, comm_, flag, message, status)
-                    => mprobe(int(source), comm(comm_), ip(flag), f_msg_out(fp(message)), no_status(), |_| call()),
+                    => mprobe((int(source), int(tag)), comm(comm_), ip(flag), f_msg_out(fp(message)), no_status(), |_| call()),
             }
             MPI_Mrecv { role: Initiates, mode: Mrecv, entry: guarded,
                 c: (buf: *mut c_void, count: c_int, datatype: MPI_Datatype, message: *mut MPI_Message, status: *mut MPI_Status)

@@ -71,6 +71,10 @@ int main(int argc, char **argv) {
     /* late_sender_probe: MPI_Probe from any source with any tag, MPI_Get_count, then
      * MPI_Recv from the status's source and tag (a message of unknown size). */
     int probe = !strcmp(c, "late_sender_probe");
+    /* late_sender_iprobe: MPI_Iprobe from any source with any tag until it finds the
+     * message, then MPI_Get_count and MPI_Recv from the status's source and tag;
+     * late_sender_improbe: MPI_Improbe the same way, then MPI_Mrecv. */
+    int iprobe = !strcmp(c, "late_sender_iprobe"), improbe = !strcmp(c, "late_sender_improbe");
     /* late_sender_persistent: MPI_Send_init and MPI_Recv_init once, then each message
      * through MPI_Start and MPI_Wait. */
     int persistent = !strcmp(c, "late_sender_persistent");
@@ -111,6 +115,17 @@ int main(int argc, char **argv) {
         MPI_Message m;
         int n = 0;
         MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &m, &st);
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        MPI_Mrecv(buf, n, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+      } else if (iprobe && !sender) {
+        int n = 0, flag = 0;
+        while (!flag) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        MPI_Recv(buf, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else if (improbe && !sender) {
+        MPI_Message m;
+        int n = 0, flag = 0;
+        while (!flag) MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &m, &st);
         MPI_Get_count(&st, MPI_BYTE, &n);
         MPI_Mrecv(buf, n, MPI_BYTE, &m, MPI_STATUS_IGNORE);
       } else if (probe && !sender) {

@@ -6,7 +6,7 @@ use super::common::{
 use super::p2p::recv_peer;
 use crate::base::clock::now;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
-use crate::base::runtime::protect;
+use crate::base::runtime::{protect, THREAD};
 use crate::record::matrix;
 use crate::record::peers::classify;
 use crate::record::peers::{comm_id, world};
@@ -16,12 +16,50 @@ use crate::record::stats::record;
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
 
+/// Where the wait for a message that an MPI_Iprobe or MPI_Improbe (`found`, entered at
+/// `t0`, with `args` = (source, tag) on `comm`) found began: at the entry of the first of
+/// the calls with the same arguments that went before it and found nothing (a polling
+/// loop, `while (!flag) MPI_Iprobe(...)`, then a receive of what it found), or at its own
+/// entry. The waits' split (issue 25) then sees a polled message as waited for from the
+/// first poll, as `complete::polled_since` does for MPI_Test* loops. A call that finds
+/// nothing starts a poll unless one with the same arguments runs; one that finds a message
+/// ends it. (Between the polls the program may compute: the split takes the waits' share
+/// of the span as their share of the polls' time.)
+#[inline(always)]
+fn probe_polled_since(comm: MPI_Comm, (source, tag): (c_int, c_int), found: bool, t0: u64) -> u64 {
+    // Any value but 0 names the arguments: a collision between two pollings of one thread
+    // at once (rare) only moves where the second's wait starts.
+    let key = (comm.bits()
+        ^ (source as u32 as u64).rotate_left(20)
+        ^ (tag as u32 as u64).rotate_left(44))
+        | 1;
+    THREAD.with(|t| {
+        let (k, since) = t.probe_polled.get();
+        let polling = since != 0 && k == key;
+        if found {
+            if since != 0 {
+                t.probe_polled.set((0, 0));
+            }
+            if polling {
+                since
+            } else {
+                t0
+            }
+        } else {
+            if !polling {
+                t.probe_polled.set((key, t0));
+            }
+            t0
+        }
+    })
+}
+
 /// MPI_Probe and MPI_Iprobe: no data moves; the class comes from the status.
 #[inline(always)]
 pub(crate) fn probe(
     func: u8,
     mode: Mode,
-    source: c_int,
+    (source, tag): (c_int, c_int),
     comm: MPI_Comm,
     flag: *mut c_int,
     status: *mut MPI_Status,
@@ -46,8 +84,17 @@ pub(crate) fn probe(
         record(func, mode, class, 0, 0, t1.wrapping_sub(t0));
         // A probe waits on the receiving side: its time is receiving time.
         matrix::recv_time(peer, t1.wrapping_sub(t0));
-        if flag.is_null() && found && rc == mpi::success() && peer >= 0 {
-            probe_found(comm, peer, status_tag(st), t0);
+        if rc != mpi::success() {
+            return;
+        }
+        // A blocking probe waited from its own entry; a polled one from its first poll.
+        let since = if flag.is_null() {
+            t0
+        } else {
+            probe_polled_since(comm, (source, tag), found, t0)
+        };
+        if found && peer >= 0 {
+            probe_found(comm, peer, status_tag(st), since);
         }
     });
     rc
@@ -60,7 +107,7 @@ pub(crate) fn probe(
 pub(crate) fn mprobe(
     func: u8,
     mode: Mode,
-    source: c_int,
+    (source, tag): (c_int, c_int),
     comm: MPI_Comm,
     flag: *mut c_int,
     message: impl FnOnce() -> Option<u64>,
@@ -92,6 +139,12 @@ pub(crate) fn mprobe(
         };
         record(func, mode, class, 0, 0, t1.wrapping_sub(t0));
         matrix::recv_time(peer, t1.wrapping_sub(t0));
+        // A blocking probe waited from its own entry; a polled one from its first poll.
+        let since = if flag.is_null() || rc != mpi::success() {
+            t0
+        } else {
+            probe_polled_since(comm, (source, tag), found, t0)
+        };
         if found {
             if let Some(m) = message() {
                 // The waits' sample (issue 25): a matched probe fixes the message's place
@@ -114,7 +167,7 @@ pub(crate) fn mprobe(
                         message: true,
                         bytes: 0,
                         peer_world: peer,
-                        start_ticks: t0,
+                        start_ticks: since,
                         comm_bits: comm.bits(),
                         sample,
                     },

@@ -42,6 +42,11 @@ const MESSAGE_CALLS: &[&str] = &[
     "MPI_Mprobe",
     "MPI_Probe",
     "MPI_Mrecv",
+    // Polled probes: a message they find and a blocking receive (or MPI_Mrecv) then
+    // receives was waited for from the first poll (`record::hooks::probe::
+    // probe_polled_since`); the polls that find nothing are in this time too.
+    "MPI_Iprobe",
+    "MPI_Improbe",
     "MPI_Mrecv_c",
     "MPI_Send_c",
     "MPI_Ssend_c",
