@@ -4,7 +4,8 @@
  * model assumes (and as OSU's collective benchmarks time them): back to back, a Bcast's
  * root runs ahead of its eager sends and the calls overlap. argv[1]: which collectives ("all" or a
  * comma list of allreduce,bcast,allgather,alltoall); argv[2]: the sizes in bytes, comma
- * separated (default 8,4096,262144). */
+ * separated (default 8,4096,262144); argv[3]: calls per size below 64 KiB (default 300;
+ * 60 from 64 KiB up). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ int main(int argc, char **argv) {
   char *a = calloc(size, max), *b = calloc(size, max);
   for (int i = 0; i < nsizes; i++) {
     long m = sizes[i];
-    int reps = m >= 65536 ? 60 : 300;
+    int reps = m >= 65536 ? 60 : (argc > 3 ? atoi(argv[3]) : 300);
     if (want(list, "allreduce")) {
       MPI_Barrier(MPI_COMM_WORLD);
       for (int k = 0; k < reps; k++) {
