@@ -37,14 +37,11 @@ const MESSAGE_CALLS: &[&str] = &[
     "MPI_Recv",
     "MPI_Sendrecv",
     "MPI_Sendrecv_replace",
-    // A matched probe and its blocking receive: the receive waits from the probe's entry;
-    // the same for a blocking probe and the receive of the message it found.
+    // A probe and the blocking receive of what it found: the receive waits from the
+    // probe's entry, or from the first of polling ones (`hooks::probe::probe_polled_since`).
     "MPI_Mprobe",
     "MPI_Probe",
     "MPI_Mrecv",
-    // Polled probes: a message they find and a blocking receive (or MPI_Mrecv) then
-    // receives was waited for from the first poll (`record::hooks::probe::
-    // probe_polled_since`); the polls that find nothing are in this time too.
     "MPI_Iprobe",
     "MPI_Improbe",
     "MPI_Mrecv_c",
