@@ -331,11 +331,15 @@ fn both_peer_classes_in_one_job() {
     }
     // The paths differ as they should: each class's eager limit is its own transport's
     // (vader 4096 and TCP 65536, both including ob1's header), found in the same job.
-    let limit = |class: &str| {
+    let threshold = |class: &str| {
         r.thresholds
             .iter()
             .find(|t| t.peer_class == class && t.mode == "send")
-            .and_then(|t| t.active_bytes)
+            .unwrap_or_else(|| panic!("no ({class}, send) threshold: {}", c.status))
+    };
+    let limit = |class: &str| {
+        threshold(class)
+            .active_bytes
             .unwrap_or_else(|| panic!("no ({class}, send) eager limit: {}", c.status))
             as i64
     };
@@ -345,8 +349,25 @@ fn both_peer_classes_in_one_job() {
         intra.points.first().and_then(|p| p.prtt_1_0_ns),
         inter.points.first().and_then(|p| p.prtt_1_0_ns)
     );
-    assert!((4096 - 128..=4096).contains(&li), "intra_node limit {li}");
-    assert!((65536 - 128..=65536).contains(&lx), "inter_node limit {lx}");
+    // Where the tool says its probes were disturbed (4 ranks on 2 cores: CI once measured
+    // PRTT(1,0,1) 7.0 µs inside a host, and put the switch at 3769 B, "not exact", in
+    // [3444, 4096]), the switch must lie in the bracket it gives instead, and the bracket
+    // be within an octave, so that the two classes (16 × apart) still tell apart.
+    for (class, found, want) in [
+        ("intra_node", li, 4096 - 128..=4096),
+        ("inter_node", lx, 65536 - 128..=65536),
+    ] {
+        let t = threshold(class);
+        if t.active_exact == Some(false) {
+            let (lo, hi) = (t.active_lo_bytes.unwrap(), t.active_hi_bytes.unwrap());
+            assert!(
+                lo as i64 <= *want.end() && *want.start() <= hi as i64 && hi <= 2 * lo,
+                "{class} limit {found}, not exact: [{lo}, {hi}]"
+            );
+        } else {
+            assert!(want.contains(&found), "{class} limit {found}");
+        }
+    }
     // Side by side in `show`.
     let show = std::process::Command::new(root().join("target/release/loggp"))
         .arg("show")
