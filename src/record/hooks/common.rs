@@ -4,6 +4,7 @@ use crate::base::clock::now;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
 use crate::base::runtime::{protect, THREAD};
 use crate::record::stats::InProgress;
+use std::cell::Cell;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -132,6 +133,33 @@ pub(crate) fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
         // SAFETY: the standard requires n entries where the array is significant.
         .map(|i| unsafe { *counts.add(i) }.max(0) as u64 * size)
         .sum()
+}
+
+/// One call of a polling loop (`cell`: the key polled and the first poll's entry, 0:
+/// none), entered at `t0`: one that finds nothing starts a poll under `key` unless one
+/// with the same key runs; one that finds (or completes) ends the poll. Returns where the
+/// wait for what it found began: the first poll's entry when it ends a poll of the same
+/// key, else `t0`. Shared by MPI_Test* loops (`complete::polled_since`) and MPI_Iprobe or
+/// MPI_Improbe loops (`probe::probe_polled_since`).
+#[inline(always)]
+pub(crate) fn poll_step(cell: &Cell<(u64, u64)>, key: u64, found: bool, t0: u64) -> u64 {
+    let (k, since) = cell.get();
+    let polling = since != 0 && k == key;
+    if found {
+        if since != 0 {
+            cell.set((0, 0));
+        }
+        if polling {
+            since
+        } else {
+            t0
+        }
+    } else {
+        if !polling {
+            cell.set((key, t0));
+        }
+        t0
+    }
 }
 
 /// Whether any thread has made a blocking probe that found a message: until then a

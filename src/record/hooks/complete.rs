@@ -1,6 +1,6 @@
 //! Completion hooks (MPI 4.0 §3.7.3, §3.7.5): each completed request is recorded with
 //! its lifetime, and the completing call under the request's mode when it completed one.
-use super::common::{status_source, status_tag, timed, visible_status};
+use super::common::{poll_step, status_source, status_tag, timed, visible_status};
 use super::p2p::call_time;
 use crate::base::funcs::{REQ_CANCELLED, REQ_COMPLETED};
 use crate::base::mpi::{self, Handle, MPI_Status};
@@ -136,26 +136,8 @@ fn polled_since(first: impl FnOnce() -> u64, completed: bool, t0: u64) -> u64 {
     if !seen {
         POLLED.store(true, Relaxed);
     }
-    let first = first();
-    THREAD.with(|t| {
-        let (req, since) = t.polled.get();
-        let polling = since != 0 && req == first.wrapping_add(1);
-        if completed {
-            if since != 0 {
-                t.polled.set((0, 0));
-            }
-            if polling {
-                since
-            } else {
-                t0
-            }
-        } else {
-            if !polling {
-                t.polled.set((first.wrapping_add(1), t0));
-            }
-            t0
-        }
-    })
+    let key = first().wrapping_add(1);
+    THREAD.with(|t| poll_step(&t.polled, key, completed, t0))
 }
 
 /// Whether any Test call has completed nothing yet (see [`polled_since`]).

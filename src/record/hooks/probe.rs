@@ -1,7 +1,8 @@
 //! Probes and matched receives (MPI 4.0 §3.8): a matched message is remembered with its
 //! peer so that MPI_Mrecv/MPI_Imrecv can classify it.
 use super::common::{
-    before, msg_bytes, peer_what, probe_found, status_source, status_tag, timed, visible_status,
+    before, msg_bytes, peer_what, poll_step, probe_found, status_source, status_tag, timed,
+    visible_status,
 };
 use super::p2p::recv_peer;
 use crate::base::clock::now;
@@ -33,25 +34,7 @@ fn probe_polled_since(comm: MPI_Comm, (source, tag): (c_int, c_int), found: bool
         ^ (source as u32 as u64).rotate_left(20)
         ^ (tag as u32 as u64).rotate_left(44))
         | 1;
-    THREAD.with(|t| {
-        let (k, since) = t.probe_polled.get();
-        let polling = since != 0 && k == key;
-        if found {
-            if since != 0 {
-                t.probe_polled.set((0, 0));
-            }
-            if polling {
-                since
-            } else {
-                t0
-            }
-        } else {
-            if !polling {
-                t.probe_polled.set((key, t0));
-            }
-            t0
-        }
-    })
+    THREAD.with(|t| poll_step(&t.probe_polled, key, found, t0))
 }
 
 /// MPI_Probe and MPI_Iprobe: no data moves; the class comes from the status.
