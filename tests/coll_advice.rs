@@ -11,10 +11,10 @@
 //! without advice, said before any rerun: the model did not hold for the algorithm in
 //! use, or the saving's interval reached zero.
 //! Pairs run until enough hit, up to a cap (`advice_holds` says why):
-//! - Open MPI: 3 hits within 16 pairs, at most 2 advised pairs missing. A run at
-//!   8a3a6c5 in a noisy phase advised 5 of 12 pairs (4 hits, one at 2.03×); 7 declined:
-//!   the model pricing basic_linear at 2.1× its cost (2), the saving's interval reaching
-//!   zero (4), basic_linear priced cheapest (1).
+//! - Open MPI: 3 hits within 16 pairs, at most 2 advised pairs missing. A local run (300
+//!   calls a size) in a noisy phase advised 5 of 12 pairs (4 hits, one miss at 2.03×); 7
+//!   declined: the model pricing basic_linear at 2.1× its cost (2), the saving's
+//!   interval reaching zero (3), basic_linear priced cheapest (2).
 //! - MPICH: 2 hits within 12 pairs, at most 3 advised pairs missing. Its 2 KiB
 //!   reduce_scatter_allgather costs 1.3–1.4× the prediction in about half the runs, and
 //!   the advice then declines. At 8 B (one double on 2 ranks) MPICH does not apply
@@ -108,8 +108,8 @@ fn all_calls_ns(r: &Report) -> f64 {
 /// `max_pairs` jobs. Why not a fixed number of pairs: on this VM the cost of a call
 /// changes level over seconds, and a job whose calibration at MPI_Init and whose loop ran
 /// at different levels is declined (CI at a3dd106 and 8a3a6c5: 3 and 5 of 6 Open MPI
-/// pairs, the model pricing basic_linear at 1.5–2.3× or 0.7× its measured cost); the
-/// advice given held in every one of those runs (5 of 5 within 0.81–1.23×). The
+/// pairs, the model pricing basic_linear at 1.46–2.25× or 0.55× its measured cost); the
+/// advice given held in every one of those runs (4 of 4 within 0.81–1.23×). The
 /// numbers of hits are floors a noisy phase still clears (see the module's comment).
 fn advice_holds(
     mpi: Mpi,
