@@ -75,6 +75,23 @@ pub struct RankEntry {
     /// written, one per thread inside one (what a rank of a hung job waits on).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub in_progress: Vec<CallInProgress>,
+    /// Where the application paused profiling with MPI_Pcontrol(0): the calls it made
+    /// while paused are in no count, histogram or estimate of this report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paused: Option<Paused>,
+}
+
+/// The rank's pauses of profiling (MPI_Pcontrol(0) until MPI_Pcontrol with another level,
+/// MPI 4.0 §15.2.4).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct Paused {
+    /// How many times profiling was paused.
+    pub times: u64,
+    /// The time it was paused, in all, ns (a pause still open at the end counts to the
+    /// report's writing).
+    pub for_ns: f64,
 }
 
 /// An intercepted call that had not returned when the rank file was written.

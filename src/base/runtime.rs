@@ -5,7 +5,7 @@
 //! panic anywhere in the shim's own code is caught at the C boundary by [`protect`]; it
 //! turns profiling off for the rest of the run and says so once on stderr.
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::*};
 use std::sync::Mutex;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -36,9 +36,52 @@ pub fn phase() -> Phase {
 
 pub fn set_running() {
     PHASE.store(Phase::Running as u8, Release);
-    if !FAULTED.load(Relaxed) {
+    if !FAULTED.load(Relaxed) && !PAUSED.load(Relaxed) {
         ACTIVE.store(true, Release);
     }
+}
+
+/// MPI_Pcontrol(0) until MPI_Pcontrol(level ≠ 0) (MPI 4.0 §15.2.4, as mpiP and IPM read
+/// it): the application pauses the profile around code it does not want counted. A
+/// pause clears `ACTIVE`, the flag the hot path already reads, so that it costs the
+/// hot path nothing; every intercepted call made while paused passes straight to its
+/// PMPI_ function, unrecorded.
+static PAUSED: AtomicBool = AtomicBool::new(false);
+/// The counter at the open pause's start (meaningful while `PAUSED`).
+static PAUSED_SINCE_TICKS: AtomicU64 = AtomicU64::new(0);
+static PAUSES: AtomicU64 = AtomicU64::new(0);
+static PAUSED_TICKS: AtomicU64 = AtomicU64::new(0);
+
+/// Pauses (`pause`) or resumes profiling; a repeat of the state it is in does nothing.
+pub fn pcontrol(pause: bool) {
+    let now = crate::base::clock::now();
+    if pause {
+        if !PAUSED.swap(true, AcqRel) {
+            PAUSED_SINCE_TICKS.store(now, Release);
+            PAUSES.fetch_add(1, Relaxed);
+            ACTIVE.store(false, Release);
+        }
+    } else if PAUSED.swap(false, AcqRel) {
+        let since = PAUSED_SINCE_TICKS.load(Acquire);
+        PAUSED_TICKS.fetch_add(now.saturating_sub(since), Relaxed);
+        if phase() == Phase::Running && !FAULTED.load(Acquire) {
+            ACTIVE.store(true, Release);
+            // A fault between the check and the store keeps profiling off.
+            if FAULTED.load(Acquire) {
+                ACTIVE.store(false, Release);
+            }
+        }
+    }
+}
+
+/// The pauses so far, and the counter ticks paused (an open pause counted to `now`).
+pub fn paused_ticks(now: u64) -> (u64, u64) {
+    let open = if PAUSED.load(Acquire) {
+        now.saturating_sub(PAUSED_SINCE_TICKS.load(Acquire))
+    } else {
+        0
+    };
+    (PAUSES.load(Relaxed), PAUSED_TICKS.load(Relaxed) + open)
 }
 
 /// Claims the right to write this rank's final or partial statistics: true for exactly one

@@ -314,6 +314,15 @@ fn write_rank_file(end: &str, interim: bool) {
 
 /// MPI_Abort around any way of calling the MPI's own: the calling rank leaves its
 /// statistics before the job is torn down.
+/// MPI_Pcontrol: pauses profiling at level 0, resumes it at any other (see
+/// `runtime::pcontrol`), then calls the MPI's own (which does nothing).
+pub fn on_pcontrol(_func: u8, _mode: Mode, level: c_int, call: impl FnOnce() -> c_int) -> c_int {
+    if let Some(_g) = Guard::enter_always() {
+        protect(|| runtime::pcontrol(level == 0));
+    }
+    call()
+}
+
 pub fn on_abort(_func: u8, _mode: Mode, call: impl FnOnce() -> c_int) -> c_int {
     if let Some(_g) = Guard::enter_always() {
         write_partial("MPI_Abort");

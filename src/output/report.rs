@@ -42,6 +42,20 @@ pub fn assemble(
             "{untracked} requests were not tracked (table full, or a Wait/Test array longer than the scratch space); raise LOGGP_MAX_REQUESTS"
         ));
     }
+    let paused: Vec<&loggp_report::Paused> = fragment
+        .ranks
+        .iter()
+        .filter_map(|r| r.paused.as_ref())
+        .collect();
+    if !paused.is_empty() {
+        warnings.push(format!(
+            "MPI_Pcontrol(0) paused profiling on {} of {} ranks ({} pauses, up to {:.1} ms a rank): the calls made while paused are not in this report",
+            paused.len(),
+            fragment.ranks.len(),
+            paused.iter().map(|p| p.times).sum::<u64>(),
+            paused.iter().map(|p| p.for_ns).fold(0.0, f64::max) / 1e6
+        ));
+    }
     let dropped: u64 = fragment
         .ranks
         .iter()

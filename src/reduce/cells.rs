@@ -82,6 +82,13 @@ pub fn rank_entry(rank: u32, host: &str, cells: &[Cell], ns_per_tick: f64) -> Ra
         pid: std::process::id(),
         threads: stats::threads_seen() as u32,
         requests_untracked: requests::UNTRACKED.load(Relaxed),
+        paused: match crate::base::runtime::paused_ticks(crate::base::clock::now()) {
+            (0, _) => None,
+            (times, ticks) => Some(loggp_report::Paused {
+                times,
+                for_ns: ticks as f64 * ns_per_tick,
+            }),
+        },
         // SAFETY: sysconf has no memory arguments.
         host_cpus: u32::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).ok(),
         ..Default::default()

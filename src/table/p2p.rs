@@ -28,6 +28,14 @@ macro_rules! p2p_rows {
                 fortran: abort plain (comm_, errorcode) => on_abort(call),
             }
 
+            // Profiling control, MPI 4.0 §15.2.4: level 0 pauses the profile, any other
+            // level resumes it. Variadic in C: the arguments after `level` (profiler-
+            // specific, which the MPI ignores) are not passed on. No Fortran row:
+            // MPI_PCONTROL has no IERROR, which the Fortran rows assume.
+            MPI_Pcontrol { role: Other, mode: None, entry: lifecycle,
+                c: (level: c_int) => on_pcontrol(level, || PMPI_Pcontrol(level)),
+            }
+
             // Blocking sends, §3.2.1 and §3.4 (communication modes).
             MPI_Send { role: Initiates, mode: Send, entry: guarded,
                 c: (buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm)
