@@ -221,37 +221,38 @@ fn allreduce_report(measured_costs: &[f64]) -> Report {
 }
 
 /// The saving of a forced algorithm is what the job pays now, measured by its time
-/// split, less the model's price of the candidate; without a measured cost, both sides
-/// are the model's.
+/// split, times the share of it the model's prices say the candidate saves; without a
+/// measured cost, both sides are the model's.
 #[test]
-fn algorithm_saving_starts_from_the_measured_cost_in_use() {
+fn algorithm_saving_is_the_models_share_of_the_measured_cost_in_use() {
     let r = allreduce_report(&[800.0, 820.0]);
     let a = &super::algorithm_advice(&r)[0];
     assert!(a.advised, "{a:?}");
     assert!(a.in_use_measured);
     assert_eq!(a.algorithm.as_deref(), Some("recursive_doubling"));
-    // 100 calls × (810 measured − 600 predicted); the interval: the priced saving's
-    // spread (both prices ± 50 at the same bounds: none) and the measured ± 20, in
-    // quadrature.
+    // 100 calls × 810 measured × (1 − 600 / 1000); the interval: the ratio's bounds
+    // (550 / 950 and 650 / 1050) and the measured ± 20, in quadrature.
     let est = a.predicted_saving_ns.unwrap();
-    assert!((est - 21_000.0).abs() < 1e-6, "{est}");
+    assert!((est - 32_400.0).abs() < 1e-6, "{est}");
+    let at = |m: f64, q: f64, p: f64| 100.0 * m * (1.0 - q / p);
+    let down = (est - at(810.0, 650.0, 1050.0)).hypot(est - at(790.0, 600.0, 1000.0));
+    let up = (at(810.0, 550.0, 950.0) - est).hypot(at(830.0, 600.0, 1000.0) - est);
     let [lo, hi] = a.predicted_saving_ns_ci.unwrap();
-    assert!((lo - 100.0 * (810.0 - 20.0 - 600.0)).abs() < 1e-6, "{lo}");
-    assert!((hi - 100.0 * (810.0 + 20.0 - 600.0)).abs() < 1e-6, "{hi}");
+    assert!((lo - (est - down)).abs() < 1e-6, "{lo}");
+    assert!((hi - (est + up)).abs() < 1e-6, "{hi}");
     // A model that prices the algorithm in use high (1000 against 550 measured) is
-    // trusted where the saving starts from the measured cost; one that prices it low
-    // (1000 against 1400) is not.
+    // trusted where the saving starts from the measured cost, and its share (0.4) is
+    // taken at the level measured; one that prices it low (1000 against 1400) is not.
     let mut r = allreduce_report(&[540.0, 560.0]);
     r.collective_model[0].measured_ns = Some(550.0);
-    assert!(
-        !super::algorithm_advice(&r)[0].advised,
-        "550 − 600: no saving"
-    );
+    let a = &super::algorithm_advice(&r)[0];
+    assert!(a.advised && a.in_use_measured, "{a:?}");
+    assert!((a.predicted_saving_ns.unwrap() - 22_000.0).abs() < 1e-6);
     let mut r = allreduce_report(&[700.0, 720.0]);
     r.collective_model[0].measured_ns = Some(600.0);
     let a = &super::algorithm_advice(&r)[0];
     assert!(a.advised && a.in_use_measured, "{a:?}");
-    assert!((a.predicted_saving_ns.unwrap() - 11_000.0).abs() < 1e-6);
+    assert!((a.predicted_saving_ns.unwrap() - 28_400.0).abs() < 1e-6);
     let mut r = allreduce_report(&[1390.0, 1410.0]);
     r.collective_model[0].measured_ns = Some(1400.0);
     let a = &super::algorithm_advice(&r)[0];
