@@ -37,18 +37,8 @@ fn send_recv_ns(r: &Report) -> f64 {
 /// (both ranks) is PRTT(1,0,s), taken at the calibrated size nearest s on the same side
 /// of the job's switch. The ratio observed / predicted.
 fn observed_over_model(r: &Report, bytes: u64, trips: f64) -> f64 {
-    let set = r
-        .calibration
-        .mpi
-        .iter()
-        .find(|c| c.peer_class == "intra_node" && c.mode == "send")
-        .expect("a calibration");
-    let switch = r
-        .thresholds
-        .iter()
-        .find(|t| t.peer_class == "intra_node" && t.mode == "send")
-        .and_then(|t| t.active_bytes)
-        .unwrap_or(u64::MAX);
+    let set = intra_node_send(r);
+    let switch = intra_node_send_switch(r).unwrap_or(u64::MAX);
     let eager = bytes <= switch;
     let side = set
         .points

@@ -154,18 +154,8 @@ fn flood_reports_g() {
 /// readings advance in steps of 26 ticks (10 ns), so that 30 ns against 40 ns is below
 /// what one call's timing resolves.
 fn passive_vs_active(r: &Report, mode: &str) -> (usize, usize, usize, Vec<String>) {
-    let active = r
-        .calibration
-        .mpi
-        .iter()
-        .find(|c| c.peer_class == "intra_node" && c.mode == "send")
-        .expect("active calibration");
-    let limit = r
-        .thresholds
-        .iter()
-        .find(|t| t.peer_class == "intra_node" && t.mode == "send")
-        .and_then(|t| t.active_bytes)
-        .expect("active eager limit");
+    let active = intra_node_send(r);
+    let limit = intra_node_send_switch(r).expect("active eager limit");
     let recv = mode == "recv";
     // Receives above vader's 256-byte fast box are left out: the receiver in exchange.c
     // polls MPI while it computes, so ob1 has matched and staged the message before

@@ -403,6 +403,23 @@ pub fn assert_calibration_within(r: &Report, budget_ms: f64, what: &str) {
     );
 }
 
+/// The report's calibration set of intra-node blocking sends.
+pub fn intra_node_send(r: &Report) -> &loggp_report::CalibrationSet {
+    r.calibration
+        .mpi
+        .iter()
+        .find(|s| s.peer_class == "intra_node" && s.mode == "send")
+        .expect("an intra-node send calibration")
+}
+
+/// The switch the calibration found for intra-node blocking sends, if it found one.
+pub fn intra_node_send_switch(r: &Report) -> Option<u64> {
+    r.thresholds
+        .iter()
+        .find(|t| t.peer_class == "intra_node" && t.mode == "send")
+        .and_then(|t| t.active_bytes)
+}
+
 /// A job's level: the geometric mean of its calibrated intra-node PRTT(1,0,s) of MPI_Send
 /// at the sizes up to `max_bytes` (the median of each size's repetitions). The cost of
 /// the same call changes level over seconds on this VM (up to 3 × between runs), and the
@@ -410,13 +427,7 @@ pub fn assert_calibration_within(r: &Report, budget_ms: f64, what: &str) {
 /// first job's level, as `advise --measure` brings its runs to the job's. `max_bytes`
 /// keeps to sizes whose protocol the advised setting does not change.
 pub fn level_ns(r: &Report, max_bytes: u64) -> f64 {
-    let set = r
-        .calibration
-        .mpi
-        .iter()
-        .find(|s| s.peer_class == "intra_node" && s.mode == "send")
-        .expect("an intra-node send calibration");
-    let v: Vec<f64> = set
+    let v: Vec<f64> = intra_node_send(r)
         .points
         .iter()
         .filter(|p| p.size_bytes <= max_bytes)
