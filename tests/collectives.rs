@@ -84,16 +84,8 @@ fn check_program(mpi: Mpi, fortran: Option<&str>) {
         None => compile(mpi, "collectives.c", &[]),
         Some(b) => compile_fortran(mpi, b),
     };
-    let plain = run(mpi, &Run::new(4, false), &prog, &[], &dir);
-    assert!(plain.status.success(), "{what}: {}", stderr(&plain));
-    let report = dir.join("r.json");
-    let r = Run::new(4, true)
-        .env("LOGGP_REPORT", report.to_str().unwrap())
-        .env("LOGGP_CALIBRATE", "off");
-    let o = run(mpi, &r, &prog, &[], &dir);
-    assert!(o.status.success(), "{what}: {}", stderr(&o));
+    let (plain, o, rep) = plain_and_profiled(mpi, 4, &prog, &dir, what);
     assert_eq!(stdout(&o), stdout(&plain), "{what}: the program's output");
-    let rep = read_report(&report);
     assert_eq!(rep.ranks.len(), 4);
     let mut problems = vec![];
     for k in &rep.ranks {
@@ -193,7 +185,7 @@ fn check_program(mpi: Mpi, fortran: Option<&str>) {
     // `show` splits each rank's time by family.
     let show = std::process::Command::new(root().join("target/release/loggp"))
         .arg("show")
-        .arg(&report)
+        .arg(dir.join("r.json"))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&show.stdout).to_string();

@@ -16,16 +16,8 @@ fn check(mpi: Mpi) {
         l.sort();
         l
     };
-    let plain = run(mpi, &Run::new(4, false), &prog, &[], &dir);
-    assert!(plain.status.success(), "{what}: {}", stderr(&plain));
-    let report = dir.join("r.json");
-    let r = Run::new(4, true)
-        .env("LOGGP_REPORT", report.to_str().unwrap())
-        .env("LOGGP_CALIBRATE", "off");
-    let o = run(mpi, &r, &prog, &[], &dir);
-    assert!(o.status.success(), "{what}: {}", stderr(&o));
+    let (plain, o, rep) = plain_and_profiled(mpi, 4, &prog, &dir, what);
     assert_eq!(sorted(stdout(&o)), sorted(stdout(&plain)), "{what}: output");
-    let rep = read_report(&report);
     let mut seen = 0;
     let mut problems = vec![];
     for l in stdout(&o).lines().filter(|l| l.starts_with("EXPECT ")) {

@@ -16,16 +16,8 @@ fn check(mpi: Mpi) {
         l.sort();
         l
     };
-    let plain = run(mpi, &Run::new(2, false), &prog, &[], &dir);
-    assert!(plain.status.success(), "{what}: {}", stderr(&plain));
-    let report = dir.join("r.json");
-    let r = Run::new(2, true)
-        .env("LOGGP_REPORT", report.to_str().unwrap())
-        .env("LOGGP_CALIBRATE", "off");
-    let o = run(mpi, &r, &prog, &[], &dir);
-    assert!(o.status.success(), "{what}: {}", stderr(&o));
+    let (plain, o, rep) = plain_and_profiled(mpi, 2, &prog, &dir, what);
     assert_eq!(sorted(stdout(&o)), sorted(stdout(&plain)), "{what}: output");
-    let rep = read_report(&report);
     for k in &rep.ranks {
         let calls = k.calls.get("MPI_Sendrecv").map_or(0, |c| c.count);
         assert_eq!(calls, 80, "{what}: rank {} MPI_Sendrecv counted", k.rank);

@@ -403,6 +403,26 @@ pub fn assert_calibration_within(r: &Report, budget_ms: f64, what: &str) {
     );
 }
 
+/// Runs `prog` on `np` ranks without the shim, then with it (calibration off, the report
+/// in `dir`/r.json); both must succeed. The two outputs, and the report.
+pub fn plain_and_profiled(
+    mpi: Mpi,
+    np: usize,
+    prog: &Path,
+    dir: &Path,
+    what: &str,
+) -> (Output, Output, Report) {
+    let plain = run(mpi, &Run::new(np, false), prog, &[], dir);
+    assert!(plain.status.success(), "{what}: {}", stderr(&plain));
+    let report = dir.join("r.json");
+    let r = Run::new(np, true)
+        .env("LOGGP_REPORT", report.to_str().unwrap())
+        .env("LOGGP_CALIBRATE", "off");
+    let o = run(mpi, &r, prog, &[], dir);
+    assert!(o.status.success(), "{what}: {}", stderr(&o));
+    (plain, o, read_report(&report))
+}
+
 /// The report's calibration set of intra-node blocking sends.
 pub fn intra_node_send(r: &Report) -> &loggp_report::CalibrationSet {
     r.calibration
