@@ -11,13 +11,8 @@ fn check(mpi: Mpi) {
     let what = mpi.name();
     let dir = scratch(&format!("neighbor_{what}"));
     let prog = compile(mpi, "neighbor.c", &[]);
-    let sorted = |s: String| {
-        let mut l: Vec<String> = s.lines().map(str::to_string).collect();
-        l.sort();
-        l
-    };
     let (plain, o, rep) = plain_and_profiled(mpi, 4, &prog, &dir, what);
-    assert_eq!(sorted(stdout(&o)), sorted(stdout(&plain)), "{what}: output");
+    assert_eq!(sorted_lines(&o), sorted_lines(&plain), "{what}: output");
     let mut seen = 0;
     let mut problems = vec![];
     for l in stdout(&o).lines().filter(|l| l.starts_with("EXPECT ")) {

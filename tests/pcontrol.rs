@@ -11,13 +11,8 @@ fn check(mpi: Mpi) {
     let what = mpi.name();
     let dir = scratch(&format!("pcontrol_{what}"));
     let prog = compile(mpi, "pcontrol.c", &[]);
-    let sorted = |s: String| {
-        let mut l: Vec<String> = s.lines().map(str::to_string).collect();
-        l.sort();
-        l
-    };
     let (plain, o, rep) = plain_and_profiled(mpi, 2, &prog, &dir, what);
-    assert_eq!(sorted(stdout(&o)), sorted(stdout(&plain)), "{what}: output");
+    assert_eq!(sorted_lines(&o), sorted_lines(&plain), "{what}: output");
     for k in &rep.ranks {
         let calls = k.calls.get("MPI_Sendrecv").map_or(0, |c| c.count);
         assert_eq!(calls, 80, "{what}: rank {} MPI_Sendrecv counted", k.rank);

@@ -423,6 +423,13 @@ pub fn plain_and_profiled(
     (plain, o, read_report(&report))
 }
 
+/// A run's output lines, sorted (ranks print in any order).
+pub fn sorted_lines(o: &Output) -> Vec<String> {
+    let mut l: Vec<String> = stdout(o).lines().map(str::to_string).collect();
+    l.sort();
+    l
+}
+
 /// The report's calibration set of intra-node blocking sends.
 pub fn intra_node_send(r: &Report) -> &loggp_report::CalibrationSet {
     r.calibration
