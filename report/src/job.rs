@@ -90,7 +90,7 @@ pub struct Paused {
     /// How many times profiling was paused.
     pub times: u64,
     /// The time it was paused, in all, ns (a pause still open at the end counts to the
-    /// report's writing).
+    /// report's writing; a pause made before MPI_Init is counted, not timed).
     pub for_ns: f64,
 }
 

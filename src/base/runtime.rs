@@ -47,8 +47,11 @@ pub fn set_running() {
 /// hot path nothing; every intercepted call made while paused passes straight to its
 /// PMPI_ function, unrecorded.
 static PAUSED: AtomicBool = AtomicBool::new(false);
-/// The counter at the open pause's start (meaningful while `PAUSED`).
+/// The counter at the open pause's start (meaningful while `PAUSED`); `NOT_TIMED` for a
+/// pause made before MPI_Init, when the counter is not set up yet (its ticks would not
+/// be the ones the end of the pause reads).
 static PAUSED_SINCE_TICKS: AtomicU64 = AtomicU64::new(0);
+const NOT_TIMED: u64 = u64::MAX;
 static PAUSES: AtomicU64 = AtomicU64::new(0);
 static PAUSED_TICKS: AtomicU64 = AtomicU64::new(0);
 
@@ -57,13 +60,20 @@ pub fn pcontrol(pause: bool) {
     let now = crate::base::clock::now();
     if pause {
         if !PAUSED.swap(true, AcqRel) {
-            PAUSED_SINCE_TICKS.store(now, Release);
+            let since = if phase() == Phase::Loaded {
+                NOT_TIMED
+            } else {
+                now
+            };
+            PAUSED_SINCE_TICKS.store(since, Release);
             PAUSES.fetch_add(1, Relaxed);
             ACTIVE.store(false, Release);
         }
     } else if PAUSED.swap(false, AcqRel) {
         let since = PAUSED_SINCE_TICKS.load(Acquire);
-        PAUSED_TICKS.fetch_add(now.saturating_sub(since), Relaxed);
+        if since != NOT_TIMED {
+            PAUSED_TICKS.fetch_add(now.saturating_sub(since), Relaxed);
+        }
         if phase() == Phase::Running && !FAULTED.load(Acquire) {
             ACTIVE.store(true, Release);
             // A fault between the check and the store keeps profiling off.
@@ -76,8 +86,9 @@ pub fn pcontrol(pause: bool) {
 
 /// The pauses so far, and the counter ticks paused (an open pause counted to `now`).
 pub fn paused_ticks(now: u64) -> (u64, u64) {
-    let open = if PAUSED.load(Acquire) {
-        now.saturating_sub(PAUSED_SINCE_TICKS.load(Acquire))
+    let since = PAUSED_SINCE_TICKS.load(Acquire);
+    let open = if PAUSED.load(Acquire) && since != NOT_TIMED {
+        now.saturating_sub(since)
     } else {
         0
     };
