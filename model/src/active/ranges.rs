@@ -267,6 +267,17 @@ pub fn fit_set(input: &SetInput, s: &Settings) -> SetFit {
             if let Some(b) = bias {
                 notes.push(format!("{name}: {b}"));
             }
+            // g and G are fitted under the constraint ≥ 0. Where the fit sits on that bound
+            // and every resample does too, the data do not determine the value (the other
+            // term of the line carries the whole cost): 0 [0, 0] would be a guess with a
+            // false certainty (issue 22).
+            if e <= 0.0 && ci.is_some_and(|[_, hi]| hi <= 0.0) {
+                notes.push(format!(
+                    "{name}: at its bound 0 in this run and in every resample over {} sizes: not determined by these probes",
+                    b - a + 1
+                ));
+                return (None, None);
+            }
             (Some(e.max(0.0)), ci)
         };
         let (os, os_ci) = value(0, "o_s", &mut notes);

@@ -149,3 +149,35 @@ fn three_ranges_non_negative_with_intervals_that_cover_the_truth() {
         "intervals cover the truth in {covered} of {total}"
     );
 }
+
+/// A gap fitted at its bound 0 in the run and in every resample is not determined by
+/// the probes: it is null with a note, not 0 [0, 0] (issue 22; seen on a raw shm
+/// rendezvous range). Here the line's intercept lies far below zero, so the
+/// constrained fit sits on the bound in every resample.
+#[test]
+fn a_gap_on_its_bound_in_every_resample_is_null_with_a_note() {
+    let s = Settings::default();
+    let ranges = [
+        (4040, 300.0, 0.09, 340.0),
+        (u64::MAX, -300.0, 0.075, 2300.0),
+    ];
+    let pts = machine_points(&ranges, Some(4040), 5, 3);
+    let f = fit_set(
+        &SetInput {
+            points: &pts,
+            n: 16,
+            switches: &[4040],
+            ..Default::default()
+        },
+        &s,
+    );
+    // The segmentation may cut the rendezvous line once more; each piece is on the bound.
+    assert!(f.ranges.len() >= 2, "{:#?}", f.ranges);
+    assert!(f.ranges[0].gap_ns.is_some_and(|g| g > 0.0));
+    for r in &f.ranges[1..] {
+        assert_eq!((r.gap_ns, r.gap_ns_ci), (None, None), "{r:#?}");
+        let note = r.note.clone().unwrap_or_default();
+        assert!(note.contains("g: at its bound 0"), "{note}");
+        assert!(r.gap_per_byte_ns.is_some_and(|gg| gg > 0.0));
+    }
+}
