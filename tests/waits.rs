@@ -16,7 +16,7 @@ fn job(
     extra: &[(&str, &str)],
     name: &str,
 ) -> (Report, Vec<(String, f64)>) {
-    let d_ms = if case.starts_with("coll") { "1" } else { "2" };
+    let d_ms = if case.contains("coll") { "1" } else { "2" };
     let (report, o) = shim_job(mpi, np, "waits.c", &[case, d_ms], extra, name);
     let truth = stdout(&o)
         .lines()
@@ -556,6 +556,74 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
             (row.arrival_wait_ns - all2).abs() <= 0.02 * all2 || (lo <= all2 && all2 <= hi),
             "{name}: 2 ranks, arrival wait {:.0} [{lo:.0}, {hi:.0}] against the program's {all2:.0}",
             row.arrival_wait_ns
+        );
+    }
+}
+
+/// A nonblocking collective waits in the call that completes it: rank 1 starts each of
+/// 100 MPI_Iallreduce 1 ms late; rank 0 starts on time, computes 0.5 ms, then waits.
+/// Rank 0's arrival wait is the 0.5 ms of its MPI_Wait before rank 1's start (not the
+/// 1 ms since its own start), and that Wait's time is the collectives', not the
+/// messages'.
+#[test]
+fn nonblocking_collective_waits_in_the_call_that_completes_it() {
+    for mpi in BOTH {
+        let name = format!("waits_icoll_{}", mpi.name());
+        let (r, t) = job(mpi, 2, "icoll_skew", &[], &name);
+        adds_up(&name, &r);
+        let row = r
+            .waits
+            .collectives
+            .iter()
+            .find(|c| c.rank == 0 && c.function == "MPI_Iallreduce" && c.comm_size == 2)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{name}: rank 0's MPI_Iallreduce row: {:#?}",
+                    r.waits.collectives
+                )
+            });
+        // 64 calls, then 32 per doubling: 82 of 100.
+        assert_eq!(row.calls_matched, 82, "{name}: {row:?}");
+        let all = truth(&t, "arrival_wait_per_call_ns");
+        if (all - 0.5e6).abs() <= 0.05 * 0.5e6 {
+            within(
+                &format!("{name}: arrival wait vs 0.5 ms"),
+                row.arrival_wait_ns,
+                0.5e6,
+                0.05,
+            );
+        } else {
+            println!("{name}: the program measured {all:.0} ns per call, not 0.5 ms: the nominal check is left out");
+        }
+        let [lo, hi] = row.arrival_wait_ns_ci.expect("an interval");
+        assert!(
+            (row.arrival_wait_ns - all).abs() <= 0.02 * all || (lo <= all && all <= hi),
+            "{name}: arrival wait {:.0} [{lo:.0}, {hi:.0}] against the program's {all:.0}",
+            row.arrival_wait_ns
+        );
+        // The Wait calls are the collectives' time: rank 0's collective wait is its 100
+        // calls' (within 5 %), and its message calls hold none of it.
+        let r0 = rank(&r, 0);
+        within(
+            &format!("{name}: rank 0's collective wait"),
+            r0.collective_wait_ns,
+            100.0 * all,
+            0.05,
+        );
+        let waited = 100.0 * truth(&t, "wait_call_ns");
+        println!(
+            "{name}: rank 0 arrival wait {:.0} ns a call (program {all:.0}), cost {:.0}; collective calls {:.0} ns (program's Waits {waited:.0}), wait {:.0}, message calls {:.0}",
+            row.arrival_wait_ns, row.cost_ns, r0.collective_calls_ns, r0.collective_wait_ns, r0.message_calls_ns
+        );
+        assert!(
+            r0.collective_calls_ns >= 0.9 * waited,
+            "{name}: collective calls {:.0} ns against the program's Wait calls {waited:.0} ns",
+            r0.collective_calls_ns
+        );
+        assert!(
+            r0.message_calls_ns < 0.05 * waited,
+            "{name}: message calls {:.0} ns: {r0:?}",
+            r0.message_calls_ns
         );
     }
 }

@@ -10,7 +10,11 @@
 //! - late receiver: a send that was still in progress when the matching receive was
 //!   posted waited from the entry of the call that waits for it until that post;
 //! - arrival wait of a collective: from this rank's entry to the last member's entry;
-//!   the rest of the call, from the last entry to this rank's exit, is its cost.
+//!   the rest of the call, from the last entry to this rank's exit, is its cost. A
+//!   nonblocking collective (MPI_Iallreduce, …) waits in the call that completes it: its
+//!   arrival wait runs from that call's entry (or the first MPI_Test* that polled for it)
+//!   to the last member's start, and the rest of that call is its cost; the program's
+//!   work between its start and that call overlaps the wait and is not counted.
 use serde::{Deserialize, Serialize};
 
 /// One rank's time in MPI, split. `cost_ns + late_sender_ns + late_receiver_ns +
@@ -25,13 +29,15 @@ pub struct TimeSplit {
     /// Recv, Sendrecv, Sendrecv_replace, MPI_Probe, Iprobe, Mprobe and Improbe, the
     /// blocking MPI_Mrecv of a matched probe's message, and MPI_Wait, Waitall, Waitany, Waitsome, Test,
     /// Testall, Testany, Testsome, which complete nonblocking and started persistent
-    /// messages), measured for every call.
+    /// messages; not those that completed one collective's request), measured for every
+    /// call.
     pub message_calls_ns: f64,
     /// The part of `message_calls_ns` that was not waiting: the messages' transfer cost.
     pub cost_ns: f64,
     pub late_sender_ns: f64,
     pub late_receiver_ns: f64,
-    /// Time in blocking collectives, measured for every call.
+    /// Time in blocking collectives and in the MPI_Wait* and MPI_Test* calls that each
+    /// completed one nonblocking or persistent collective, measured for every call.
     pub collective_calls_ns: f64,
     pub collective_wait_ns: f64,
     pub collective_cost_ns: f64,

@@ -114,7 +114,9 @@ fn local_fragment(j: &JobInfo, ns_per_tick: f64, measured: waits::Measured) -> R
     }
     let cells = cells::local_cells(ns_per_tick);
     let entry = cells::rank_entry(j.rank as u32, &j.host, &cells, ns_per_tick);
-    let (split, waits, passive_latency) = waits::finish(measured, &entry, ns_per_tick);
+    let completions_ns = waits::collective_completions_ns(&cells);
+    let (split, waits, passive_latency) =
+        waits::finish(measured, &entry, completions_ns, ns_per_tick);
     let mut fragment = Report {
         time_split: vec![split],
         passive_latency,

@@ -44,7 +44,8 @@ pub struct Sample {
     /// Its number and stride (`seq | log2(stride) << 56`); [`Sample::AT_COMPLETION`] for a
     /// wildcard receive.
     pub seq: u64,
-    /// The tag given at the start (MPI_ANY_TAG for a wildcard).
+    /// The tag given at the start (MPI_ANY_TAG for a wildcard); a nonblocking
+    /// collective's function and communicator size ([`Sample::coll_tag`]).
     pub tag: i32,
 }
 
@@ -57,6 +58,17 @@ impl Sample {
             tag,
         }
     }
+    /// A nonblocking collective's function and communicator size, in the tag's place
+    /// (its request has no tag): `func | size << 8`, the size capped at 2^23 − 1.
+    pub fn coll_tag(func: u8, comm_size: u32) -> i32 {
+        (func as u32 | comm_size.min((1 << 23) - 1) << 8) as i32
+    }
+
+    /// The function and communicator size of [`Sample::coll_tag`].
+    pub fn coll_of_tag(tag: i32) -> (u8, u32) {
+        (tag as u32 as u8, tag as u32 >> 8)
+    }
+
     /// (channel, number, stride) of a kept message.
     pub fn get(&self) -> Option<(u64, u64, u64)> {
         (self.channel != 0 && self.seq != Self::AT_COMPLETION).then(|| {

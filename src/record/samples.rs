@@ -5,9 +5,10 @@
 //! communicator, tag) and its sequence number k on that channel: by MPI's non-overtaking
 //! rule (MPI 4.0 §3.5) the k-th send on a channel is matched by the k-th receive on it.
 //! The receiver takes source and tag from the status, so wildcards number alike. A
-//! blocking collective is named by its communicator and function and its sequence number
-//! there, the same call on every member (MPI 4.0 §6.12: collectives are called in the
-//! same order by all members).
+//! collective is named by its communicator and function and its sequence number there,
+//! the same call on every member (MPI 4.0 §6.12: collectives, blocking and nonblocking,
+//! are called in the same order by all members); a nonblocking one is numbered at its
+//! start and kept at its completion.
 //!
 //! Which k are kept is a fixed rule, so both ends agree: every message up to 64 on a
 //! channel, then every 2nd up to 128, every 4th up to 256, … (32 per doubling). A kept
@@ -15,7 +16,7 @@
 //! of 10^7 messages keeps about 640.
 //!
 //! Memory: a fixed buffer of [`P2P_CAP`] point-to-point and [`COLL_CAP`] collective
-//! samples (3.84 MiB together) whatever the job's length; when it is full, later samples
+//! samples (3.97 MiB together) whatever the job's length; when it is full, later samples
 //! are counted as dropped and the report says so. The channel counters are a table of
 //! [`CHANNELS`] per thread slot (16 KiB each, touched by threads that send), written
 //! only by their own thread: plain loads and stores on the hot path.
@@ -33,7 +34,7 @@ const KEEP_ALL: u64 = 64;
 /// Words of a point-to-point sample.
 pub const P2P_WORDS: usize = 9;
 /// Words of a collective sample.
-pub const COLL_WORDS: usize = 6;
+pub const COLL_WORDS: usize = 7;
 
 /// One end of a sampled message, as exchanged at MPI_Finalize: `[channel, seq, bytes,
 /// start, wait, end, meta, peer, call site]`. Sender: start = wait = the send call's entry, end its
@@ -42,7 +43,10 @@ pub const COLL_WORDS: usize = 6;
 /// | mode << 56 (func: the call that completed it; mode: the message's, as started).
 pub type P2p = [u64; P2P_WORDS];
 /// A sampled collective call: `[key, seq, entry, exit, stride | comm_size << 32,
-/// bytes | func << 56]`.
+/// bytes | func << 56, wait]`. Blocking: entry = wait = the call's entry, exit its exit.
+/// Nonblocking: entry = the start's (MPI_Iallreduce, …) entry, wait = the entry of the
+/// call that completed it (the first of the Test calls that polled for it), exit = its
+/// completion.
 pub type Coll = [u64; COLL_WORDS];
 
 pub const SIDE_SEND: u64 = 0;
@@ -284,17 +288,34 @@ pub fn keep_blocking(
     keep(n, side, peer, (func, mode), class, bytes, times);
 }
 
+/// Numbers a collective call on its communicator; (channel, k, stride) when it is kept.
+#[inline(always)]
+pub fn number_coll(func: u8, comm_id: u64) -> Option<(u64, u64, u64)> {
+    if comm_id == 0 {
+        return None;
+    }
+    let channel = coll_channel(comm_id, func);
+    let k = next_seq(channel)?;
+    Some((channel, k, kept(channel, k)?))
+}
+
 /// Keeps a blocking collective call if its number is kept.
 #[inline(always)]
 pub fn coll(func: u8, comm_id: u64, comm_size: u32, bytes: u64, t0: u64, t1: u64) {
-    if comm_id == 0 {
-        return;
+    if let Some(n) = number_coll(func, comm_id) {
+        keep_coll(n, func, comm_size, bytes, [t0, t0, t1]);
     }
-    let channel = coll_channel(comm_id, func);
-    let Some(k) = next_seq(channel) else { return };
-    let Some(stride) = kept(channel, k) else {
-        return;
-    };
+}
+
+/// Keeps a numbered collective call: `times` = entry, wait, exit (see [`Coll`]).
+#[inline(always)]
+pub fn keep_coll(
+    (channel, k, stride): (u64, u64, u64),
+    func: u8,
+    comm_size: u32,
+    bytes: u64,
+    [entry, wait, exit]: [u64; 3],
+) {
     push(
         &COLL,
         &COLL_USED,
@@ -302,10 +323,11 @@ pub fn coll(func: u8, comm_id: u64, comm_size: u32, bytes: u64, t0: u64, t1: u64
         [
             channel,
             k,
-            t0,
-            t1,
+            entry,
+            exit,
             stride | (comm_size as u64) << 32,
             bytes.min((1 << 56) - 1) | (func as u64) << 56,
+            wait,
         ] as Coll,
     );
 }

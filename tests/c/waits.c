@@ -8,6 +8,9 @@
  * late_receiver: rank 0 sends 200 x 64 KiB; rank 1 computes D before each receive.
  * coll_skew:     rank k enters each of 100 MPI_Allreduce (8 B) k*D late.
  * coll_even:     the same 100 MPI_Allreduce, every rank on time.
+ * icoll_skew:    rank k computes k*D, starts MPI_Iallreduce (8 B) and waits for it at
+ *                once, except rank 0, which computes D/2 between its start and its
+ *                MPI_Wait (work that overlaps the wait); 100 calls.
  * pingpong:      1000 round trips of 8 B between ranks 0 and 1.
  * "Computes" is a busy loop on CLOCK_MONOTONIC; the collective cases on more than 2
  * ranks sleep through all but its last 0.3 ms, so that 4 ranks on 2 cores keep the
@@ -190,6 +193,37 @@ int main(int argc, char **argv) {
       printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
       free(all);
     }
+  } else if (!strcmp(c, "icoll_skew")) {
+    /* Truth: the part of each MPI_Wait before the last rank's MPI_Iallreduce started. */
+    double x = rank, y, *w = calloc(100, sizeof(double));
+    calls = 100;
+    for (int i = 0; i < calls; i++) {
+      MPI_Request r;
+      if (rank > 0) compute(rank * d, size > 2);
+      in[i] = now_ns();
+      MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
+      if (rank == 0) compute(d / 2, 0);
+      w[i] = now_ns();
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      out[i] = now_ns();
+    }
+    double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
+    MPI_Gather(in, calls, MPI_DOUBLE, all, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      double wait = 0, in_wait = 0;
+      for (int i = 0; i < calls; i++) {
+        double last = 0;
+        for (int r = 0; r < size; r++)
+          if (all[r * calls + i] > last) last = all[r * calls + i];
+        double a = last - w[i];
+        wait += a < 0 ? 0 : (a > out[i] - w[i] ? out[i] - w[i] : a);
+        in_wait += out[i] - w[i];
+      }
+      printf("TRUTH arrival_wait_per_call_ns %.0f\n", wait / calls);
+      printf("TRUTH wait_call_ns %.0f\n", in_wait / calls);
+      free(all);
+    }
+    free(w);
   } else if (!strcmp(c, "pingpong")) {
     /* Truth: the pong's time from rank 1's send to rank 0's receive returning. */
     for (int i = 0; i < 1000 && rank < 2; i++) {

@@ -8,7 +8,7 @@ use super::common::{msg_bytes, sum, timed, typed_sum, Types};
 use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
 use crate::base::runtime::protect;
 use crate::record::peers::{classify, comm_id};
-use crate::record::requests::{self, Info};
+use crate::record::requests::{self, Info, Sample};
 use crate::record::samples;
 use crate::record::stats::record_in;
 use loggp_report::{Mode, PeerClass};
@@ -72,7 +72,16 @@ pub(crate) fn icollective(
         let b = bytes();
         let n = comm_size(comm);
         record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
-        track(rc, request, mode, b, false, t0);
+        // The waits' sample (issue 25): numbered at its start, among the collectives of
+        // its kind on the communicator (every member starts them in the same order, MPI
+        // 4.0 §6.12), and kept when its request completes.
+        let sample = if rc == mpi::success() {
+            samples::number_coll(func, named(comm))
+                .map(|(ch, k, stride)| Sample::kept(ch, k, stride, Sample::coll_tag(func, n)))
+        } else {
+            None
+        };
+        track(rc, request, mode, b, false, t0, sample.unwrap_or_default());
     });
     rc
 }
@@ -87,6 +96,7 @@ fn track(
     bytes: u64,
     persistent: bool,
     t0: u64,
+    sample: Sample,
 ) {
     if rc != mpi::success() {
         return;
@@ -105,7 +115,7 @@ fn track(
                 peer_world: -1,
                 start_ticks: t0,
                 comm_bits: 0,
-                sample: Default::default(),
+                sample,
             },
         );
     }
@@ -129,7 +139,7 @@ pub(crate) fn init_collective(
         let b = bytes();
         let n = comm_size(comm);
         record_in(func, mode, PeerClass::Unknown, b, 0, t1.wrapping_sub(t0), n);
-        track(rc, request, mode, b, true, t0);
+        track(rc, request, mode, b, true, t0, Sample::default());
     });
     rc
 }

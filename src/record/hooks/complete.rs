@@ -85,9 +85,18 @@ fn sample_completed(
     times: [u64; 3],
     func: u8,
 ) {
+    let s = info.sample;
+    if info.mode == Mode::Collective {
+        // A nonblocking collective's call (numbered at its start; a persistent one's
+        // starts are not numbered).
+        if let Some(n) = s.get() {
+            let (f, comm_size) = Sample::coll_of_tag(s.tag);
+            samples::keep_coll(n, f, comm_size, info.bytes, times);
+        }
+        return;
+    }
     let recv = info.mode == Mode::Irecv;
     let side = if recv { SIDE_RECV } else { SIDE_SEND };
-    let s = info.sample;
     let numbered = if s.seq == Sample::AT_COMPLETION {
         if st.is_null() || peer < 0 {
             return;

@@ -14,71 +14,6 @@ use loggp_report::bins::size_bin;
 use std::collections::HashMap;
 use std::os::raw::c_int;
 
-/// The point-to-point calls whose time the split divides: the blocking ones, and the
-/// Wait and Test calls that complete nonblocking messages (a Wait that completes only
-/// nonblocking collectives or untracked requests is in this time too, and is taken to
-/// split as the sampled ones do).
-const MESSAGE_CALLS: &[&str] = &[
-    "MPI_Wait",
-    "MPI_Waitall",
-    "MPI_Waitany",
-    "MPI_Waitsome",
-    // Test calls poll: a message they complete was waited for from the first poll
-    // (`record::hooks::complete::polled_since`); the polls that complete nothing are in
-    // this time too.
-    "MPI_Test",
-    "MPI_Testall",
-    "MPI_Testany",
-    "MPI_Testsome",
-    "MPI_Send",
-    "MPI_Ssend",
-    "MPI_Bsend",
-    "MPI_Rsend",
-    "MPI_Recv",
-    "MPI_Sendrecv",
-    "MPI_Sendrecv_replace",
-    // A probe and the blocking receive of what it found: the receive waits from the
-    // probe's entry, or from the first of polling ones (`hooks::probe::probe_polled_since`).
-    "MPI_Mprobe",
-    "MPI_Probe",
-    "MPI_Mrecv",
-    "MPI_Iprobe",
-    "MPI_Improbe",
-    "MPI_Mrecv_c",
-    "MPI_Send_c",
-    "MPI_Ssend_c",
-    "MPI_Bsend_c",
-    "MPI_Rsend_c",
-    "MPI_Recv_c",
-    "MPI_Sendrecv_c",
-    "MPI_Sendrecv_replace_c",
-];
-/// The blocking collectives whose time the split divides (neighbourhood collectives wait
-/// only for their neighbours: not these).
-const COLLECTIVE_CALLS: &[&str] = &[
-    "MPI_Barrier",
-    "MPI_Bcast",
-    "MPI_Gather",
-    "MPI_Gatherv",
-    "MPI_Scatter",
-    "MPI_Scatterv",
-    "MPI_Allgather",
-    "MPI_Allgatherv",
-    "MPI_Alltoall",
-    "MPI_Alltoallv",
-    "MPI_Alltoallw",
-    "MPI_Reduce",
-    "MPI_Allreduce",
-    "MPI_Reduce_scatter",
-    "MPI_Reduce_scatter_block",
-    "MPI_Scan",
-    "MPI_Exscan",
-];
-
-fn is_collective(name: &str) -> bool {
-    COLLECTIVE_CALLS.contains(&name.trim_end_matches("_c"))
-}
-
 /// One matched sample of a blocking call: weight, duration, and each wait with its
 /// bounds from the clocks (ticks).
 #[derive(Default, Clone, Copy)]
@@ -90,6 +25,8 @@ struct Split {
     /// The message's peer class and mode (`PeerClass`, `Mode` as u8; point to point).
     class: u8,
     mode: u8,
+    /// A nonblocking collective's completion (its duration is the completing call's).
+    nonblocking: bool,
 }
 
 type TraceRaw = (u8, u8, f64, f64, u32, u64, u64, f64, f64);
@@ -266,6 +203,7 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
     }
     for c in &mut coll {
         c[2..4].iter_mut().for_each(to_rank0);
+        to_rank0(&mut c[6]);
     }
     let (origin, ns0) = timeline_scale(comm, &p2p, &coll);
     let at = |t: f64| (t - origin as f64) * ns0;
@@ -460,14 +398,22 @@ fn collectives(
         if last == 0 {
             continue;
         }
-        let (entry, exit) = (c[2] as f64, c[3] as f64);
+        // A nonblocking collective's wait is in the call that completed it: the arrival
+        // wait is the part of that call before the last member started the collective.
+        let (wait, exit) = (c[6] as f64, c[3] as f64);
         let (stride, comm_size) = ((c[4] & 0xffff_ffff) as f64, (c[4] >> 32) as u32);
         let func = (c[5] >> 56) as u8;
+        let name = crate::base::funcs::name(func);
+        let nonblocking = is_nonblocking_collective(name);
+        if !nonblocking && !is_collective(name) {
+            continue;
+        }
         let u = (u + my_u) as f64;
         let sp = Split {
             w: stride,
-            dur: exit - entry,
-            ls: bounded(last as f64, entry, exit, u),
+            dur: exit - wait,
+            ls: bounded(last as f64, wait, exit, u),
+            nonblocking,
             ..Default::default()
         };
         m.coll.push(sp);
@@ -476,13 +422,13 @@ fn collectives(
             m.trace.push((
                 2,
                 func,
-                at(entry),
+                at(wait),
                 at(exit),
                 0,
                 bytes,
                 0,
-                (last as f64 - entry).max(0.0) * ns0,
-                at(entry),
+                sp.ls[0] * ns0,
+                at(wait),
             ));
         }
         let row = m
@@ -494,7 +440,9 @@ fn collectives(
     }
 }
 
+mod calls;
 mod split;
 mod timeline;
-pub(crate) use split::finish;
+use calls::{is_collective, is_nonblocking_collective};
+pub(crate) use split::{collective_completions_ns, finish};
 use timeline::{flow_id, timeline_scale, TRACE_COLLECTIVES, TRACE_MESSAGES};

@@ -1,10 +1,11 @@
 //! The split of one rank's time from its matched samples (see the parent module).
-use super::{is_collective, Measured, Split, MESSAGE_CALLS};
+use super::calls::{is_collective, is_nonblocking_collective, MESSAGE_CALLS};
+use super::{Measured, Split};
 use crate::base::funcs;
 use loggp_report::bins::size_bin_range;
 use loggp_report::{
-    ClassModeSplit, CollectiveSplit, CounterPoint, Mode, PassiveLatency, PeerClass, RankEntry,
-    TimeSplit, TraceEvent, WaitEntry, Waits,
+    Cell, ClassModeSplit, CollectiveSplit, CounterPoint, Mode, PassiveLatency, PeerClass,
+    RankEntry, TimeSplit, TraceEvent, WaitEntry, Waits,
 };
 
 /// Ratio estimate of one part: (estimate, 95 % interval) of `total` × Σw·part / Σw·dur.
@@ -82,10 +83,22 @@ fn by_class_mode(msg: f64, s: &[Split], unexplained: f64) -> Vec<ClassModeSplit>
         .collect()
 }
 
-/// The split of this rank's time (its `ranks[]` entry holds every call's time).
+/// The time of the Wait and Test calls that each completed one nonblocking (or
+/// persistent) collective: their cells of mode `collective` (`hooks::complete`).
+pub(crate) fn collective_completions_ns(cells: &[Cell]) -> f64 {
+    cells
+        .iter()
+        .filter(|c| c.mode == Mode::Collective && MESSAGE_CALLS.contains(&c.function.as_str()))
+        .map(|c| c.time_ns)
+        .sum()
+}
+
+/// The split of this rank's time (its `ranks[]` entry holds every call's time;
+/// `completions_ns`: [`collective_completions_ns`]).
 pub(crate) fn finish(
     m: Measured,
     e: &RankEntry,
+    completions_ns: f64,
     ns: f64,
 ) -> (TimeSplit, Waits, Vec<PassiveLatency>) {
     let time_of = |pick: &dyn Fn(&str) -> bool| -> f64 {
@@ -94,8 +107,12 @@ pub(crate) fn finish(
             .filter(|(f, _)| pick(f))
             .fold(0.0, |a, (_, c)| a + c.time_ns)
     };
-    let msg = time_of(&|f| MESSAGE_CALLS.contains(&f));
-    let col = time_of(&|f| is_collective(f));
+    // A Wait that completed one nonblocking collective is the collectives' time.
+    let all_msg = time_of(&|f| MESSAGE_CALLS.contains(&f));
+    let nb = completions_ns.clamp(0.0, all_msg);
+    let msg = all_msg - nb;
+    let blocking = time_of(&|f| is_collective(f));
+    let col = blocking + nb;
     let (ls, ls_ci) = ratio(msg, &m.p2p, |x| x.ls);
     let (lr, lr_ci) = ratio(msg, &m.p2p, |x| x.lr);
     let (cost, cost_ci) = if m.p2p.is_empty() {
@@ -103,13 +120,34 @@ pub(crate) fn finish(
     } else {
         ratio(msg, &m.p2p, cost_part)
     };
-    let (cw, cw_ci) = ratio(col, &m.coll, |x| x.ls);
-    let (cc, cc_ci) = if m.coll.is_empty() {
-        (col, None)
-    } else {
-        // A collective's sample has no late-receiver part: its cost is the rest.
-        ratio(col, &m.coll, cost_part)
+    // Blocking and nonblocking collectives, each its own ratio estimate (their calls'
+    // times are measured apart), then summed with their intervals.
+    let (kb, knb): (Vec<Split>, Vec<Split>) = m.coll.iter().partition(|x| !x.nonblocking);
+    let part = |total: f64, s: &[Split], f: &dyn Fn(&Split) -> [f64; 3], none: f64| {
+        if s.is_empty() {
+            (none * total, None)
+        } else {
+            ratio(total, s, f)
+        }
     };
+    let add = |a: (f64, Option<[f64; 2]>), b: (f64, Option<[f64; 2]>)| {
+        let ci = match (a.1, b.1) {
+            (Some([p, q]), Some([r, t])) => Some([p + r, q + t]),
+            (Some([p, q]), None) => Some([p + b.0, q + b.0]),
+            (None, Some([r, t])) => Some([a.0 + r, a.0 + t]),
+            (None, None) => None,
+        };
+        (a.0 + b.0, ci)
+    };
+    let (cw, cw_ci) = add(
+        part(blocking, &kb, &|x| x.ls, 0.0),
+        part(nb, &knb, &|x| x.ls, 0.0),
+    );
+    // A collective's sample has no late-receiver part: its cost is the rest.
+    let (cc, cc_ci) = add(
+        part(blocking, &kb, &cost_part, 1.0),
+        part(nb, &knb, &cost_part, 1.0),
+    );
     // What the sample cannot attribute: the difference between the calls' measured time
     // and the sample's own estimate of it (slow calls it did not keep, or kept ones that
     // stand for faster ones). Any part may hold it, so each part's interval is widened by
@@ -129,7 +167,7 @@ pub(crate) fn finish(
     } else {
         (msg - m.sampled_ticks * ns).abs()
     };
-    let dc = unexplained(col, &m.coll);
+    let dc = unexplained(blocking, &kb) + unexplained(nb, &knb);
     let (ls_ci, lr_ci, cost_ci) = (widen(ls_ci, dp), widen(lr_ci, dp), widen(cost_ci, dp));
     let (cw_ci, cc_ci) = (widen(cw_ci, dc), widen(cc_ci, dc));
     let split = TimeSplit {
@@ -178,7 +216,9 @@ pub(crate) fn finish(
     let mut collectives: Vec<CollectiveSplit> = m
         .coll_rows
         .iter()
-        .filter(|((f, _, _), _)| is_collective(funcs::name(*f)))
+        .filter(|((f, _, _), _)| {
+            is_collective(funcs::name(*f)) || is_nonblocking_collective(funcs::name(*f))
+        })
         .map(|(&(f, comm_size, bin), (s, bytes))| {
             let (lo, hi) = size_bin_range(bin);
             let (aw, aw_ci) = mean(s, &|x| x.ls);
@@ -326,4 +366,4 @@ pub(crate) fn finish(
     (split, waits, latency)
 }
 
-const METHOD: &str = "deterministic sample: on each channel (sender, receiver, communicator, tag) every message up to 64, then 32 per doubling of the count, the same on both ends by MPI's non-overtaking order (a nonblocking send, or receive with a named source and tag, numbered when started, a persistent one at each MPI_Start; a wildcard receive at completion from its status); blocking collectives by their order on the communicator. Both ends matched on clocks aligned to rank 0's (`clocks`). Late sender: a receive, from the entry of the call that waits for it (MPI_Recv, the MPI_Wait* that completes an MPI_Irecv or a started persistent receive, the first of the MPI_Test* calls that polled for it, the MPI_Probe that found the message an MPI_Recv receives from the same source and tag, or the first of the MPI_Iprobe calls that polled for it, or the MPI_Mprobe whose message an MPI_Mrecv receives, or the first of the MPI_Improbe calls that polled for it), to the send's start; late receiver: a send still in progress when its receive was posted, from the entry of the call that waits for it to that post; a Wait completing several requests waits as long as its longest; a collective's arrival wait: from this rank's entry to the last member's; cost: the rest of the call. Each part is the matched samples' share of the sampled calls' duration (weighted by stride) times the measured time of all calls of the kind (blocking sends, receives, send-receives, MPI_Probe, MPI_Iprobe, MPI_Mprobe and MPI_Improbe with MPI_Mrecv, MPI_Wait* and MPI_Test*; blocking collectives); 95 % intervals from the sampling and the clocks' uncertainty. A polled request's or probe's span holds the program's work between the polls too: the waits' share of the span is taken as their share of the polls' time. Nonblocking and persistent starts, MPI_Imrecv and neighbourhood calls are in other_ns.";
+const METHOD: &str = "deterministic sample: on each channel (sender, receiver, communicator, tag) every message up to 64, then 32 per doubling of the count, the same on both ends by MPI's non-overtaking order (a nonblocking send, or receive with a named source and tag, numbered when started, a persistent one at each MPI_Start; a wildcard receive at completion from its status); collectives, blocking and nonblocking (numbered at the start, kept at completion), by their order on the communicator and function. Both ends matched on clocks aligned to rank 0's (`clocks`). Late sender: a receive, from the entry of the call that waits for it (MPI_Recv, the MPI_Wait* that completes an MPI_Irecv or a started persistent receive, the first of the MPI_Test* calls that polled for it, the MPI_Probe that found the message an MPI_Recv receives from the same source and tag, or the first of the MPI_Iprobe calls that polled for it, or the MPI_Mprobe whose message an MPI_Mrecv receives, or the first of the MPI_Improbe calls that polled for it), to the send's start; late receiver: a send still in progress when its receive was posted, from the entry of the call that waits for it to that post; a Wait completing several requests waits as long as its longest; a collective's arrival wait: from this rank's entry to the last member's (a nonblocking collective's: from the entry of the call that completed it, or of the first MPI_Test* that polled for it, to the last member's start); cost: the rest of the call. Each part is the matched samples' share of the sampled calls' duration (weighted by stride) times the measured time of all calls of the kind (blocking sends, receives, send-receives, MPI_Probe, MPI_Iprobe, MPI_Mprobe and MPI_Improbe with MPI_Mrecv, MPI_Wait* and MPI_Test*; blocking collectives, and the MPI_Wait* and MPI_Test* calls that each completed one nonblocking or persistent collective, split as the sampled nonblocking ones); 95 % intervals from the sampling and the clocks' uncertainty. A polled request's or probe's span holds the program's work between the polls too: the waits' share of the span is taken as their share of the polls' time. Nonblocking and persistent starts, MPI_Imrecv and blocking neighbourhood calls are in other_ns.";

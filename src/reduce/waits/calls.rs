@@ -1,0 +1,96 @@
+//! Which calls' time the waits' split divides, by kind (see the parent module).
+
+/// The point-to-point calls whose time the split divides: the blocking ones, and the
+/// Wait and Test calls that complete nonblocking messages (a Wait that completes several
+/// requests, among them nonblocking collectives, or untracked requests is in this time
+/// too, and is taken to split as the sampled ones do; one that completes one nonblocking
+/// collective is the collectives', `NONBLOCKING_COLLECTIVES`).
+pub(super) const MESSAGE_CALLS: &[&str] = &[
+    "MPI_Wait",
+    "MPI_Waitall",
+    "MPI_Waitany",
+    "MPI_Waitsome",
+    // Test calls poll: a message they complete was waited for from the first poll
+    // (`record::hooks::complete::polled_since`); the polls that complete nothing are in
+    // this time too.
+    "MPI_Test",
+    "MPI_Testall",
+    "MPI_Testany",
+    "MPI_Testsome",
+    "MPI_Send",
+    "MPI_Ssend",
+    "MPI_Bsend",
+    "MPI_Rsend",
+    "MPI_Recv",
+    "MPI_Sendrecv",
+    "MPI_Sendrecv_replace",
+    // A probe and the blocking receive of what it found: the receive waits from the
+    // probe's entry, or from the first of polling ones (`hooks::probe::probe_polled_since`).
+    "MPI_Mprobe",
+    "MPI_Probe",
+    "MPI_Mrecv",
+    "MPI_Iprobe",
+    "MPI_Improbe",
+    "MPI_Mrecv_c",
+    "MPI_Send_c",
+    "MPI_Ssend_c",
+    "MPI_Bsend_c",
+    "MPI_Rsend_c",
+    "MPI_Recv_c",
+    "MPI_Sendrecv_c",
+    "MPI_Sendrecv_replace_c",
+];
+/// The blocking collectives whose time the split divides (neighbourhood collectives wait
+/// only for their neighbours: not these).
+const COLLECTIVE_CALLS: &[&str] = &[
+    "MPI_Barrier",
+    "MPI_Bcast",
+    "MPI_Gather",
+    "MPI_Gatherv",
+    "MPI_Scatter",
+    "MPI_Scatterv",
+    "MPI_Allgather",
+    "MPI_Allgatherv",
+    "MPI_Alltoall",
+    "MPI_Alltoallv",
+    "MPI_Alltoallw",
+    "MPI_Reduce",
+    "MPI_Allreduce",
+    "MPI_Reduce_scatter",
+    "MPI_Reduce_scatter_block",
+    "MPI_Scan",
+    "MPI_Exscan",
+];
+
+pub(super) fn is_collective(name: &str) -> bool {
+    COLLECTIVE_CALLS.contains(&name.trim_end_matches("_c"))
+}
+
+/// The nonblocking collectives whose completion the split divides (MPI_Iallreduce, …:
+/// the blocking ones' names with an I; neighbourhood ones wait only for their
+/// neighbours, and persistent ones are not numbered). Their time is that of the Wait and
+/// Test calls that completed one of them (the cells of mode `collective` of those
+/// calls): the start itself is in `other_ns`, as a nonblocking send's is.
+pub(super) fn is_nonblocking_collective(name: &str) -> bool {
+    NONBLOCKING_COLLECTIVE_CALLS.contains(&name.trim_end_matches("_c"))
+}
+
+const NONBLOCKING_COLLECTIVE_CALLS: &[&str] = &[
+    "MPI_Ibarrier",
+    "MPI_Ibcast",
+    "MPI_Igather",
+    "MPI_Igatherv",
+    "MPI_Iscatter",
+    "MPI_Iscatterv",
+    "MPI_Iallgather",
+    "MPI_Iallgatherv",
+    "MPI_Ialltoall",
+    "MPI_Ialltoallv",
+    "MPI_Ialltoallw",
+    "MPI_Ireduce",
+    "MPI_Iallreduce",
+    "MPI_Ireduce_scatter",
+    "MPI_Ireduce_scatter_block",
+    "MPI_Iscan",
+    "MPI_Iexscan",
+];
