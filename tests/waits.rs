@@ -148,6 +148,7 @@ fn adds_up(name: &str, r: &Report) {
             "MPI_Isend",
             "MPI_Irecv",
             "MPI_Mrecv",
+            "MPI_Imrecv",
             // One message per start of a persistent request.
             "MPI_Start",
         ]
@@ -307,7 +308,7 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
         | "late_sender_persistent"
         | "late_sender_test"
         | "late_sender_testany" => "irecv",
-        "late_sender_mprobe" | "late_sender_improbe" => "mrecv",
+        "late_sender_mprobe" | "late_sender_improbe" | "late_sender_imrecv" => "mrecv",
         _ => "send",
     };
     let row = r0
@@ -407,7 +408,7 @@ fn late_sender_wait_is_the_senders_delay() {
 /// The same through MPI_Irecv/MPI_Isend completed by MPI_Wait: a receive with a named
 /// source and tag is numbered when posted, a wildcard one at completion from its status;
 /// through MPI_Mprobe + MPI_Mrecv (mpi4py's comm.recv), numbered at the match, the
-/// wait counted from the probe's entry; through MPI_Probe, MPI_Get_count and MPI_Recv,
+/// wait counted from the probe's entry, and the same through MPI_Imrecv + MPI_Wait; through MPI_Probe, MPI_Get_count and MPI_Recv,
 /// the receive's wait counted from the probe's entry too; through persistent requests
 /// (MPI_Send_init, MPI_Recv_init), numbered at each MPI_Start; and through a receive
 /// polled with MPI_Test or MPI_Testany, or found by polling MPI_Iprobe (then MPI_Recv)
@@ -419,6 +420,7 @@ fn late_sender_wait_through_nonblocking_calls() {
             "late_sender_nb",
             "late_sender_any",
             "late_sender_mprobe",
+            "late_sender_imrecv",
             "late_sender_probe",
             "late_sender_persistent",
             "late_sender_test",

@@ -42,7 +42,7 @@ pub struct TimeSplit {
     pub collective_wait_ns: f64,
     pub collective_cost_ns: f64,
     /// Every other MPI call: MPI_Init and MPI_Finalize (with loggp's calibration), the
-    /// starts of nonblocking and persistent calls, MPI_Imrecv, and the rest.
+    /// starts of nonblocking and persistent calls (MPI_Imrecv too), and the rest.
     pub other_ns: f64,
     /// 95 % intervals `[lo, hi]`: sampling (ratio estimator, finite-population
     /// corrected) and the clocks' uncertainty together.

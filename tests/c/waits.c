@@ -5,6 +5,7 @@
  *                with any tag) and MPI_Isend, each completed by MPI_Wait.
  * late_sender_mprobe: the same received as mpi4py's comm.recv does: MPI_Mprobe from any
  *                source with any tag, MPI_Get_count, MPI_Mrecv.
+ * late_sender_imrecv: the same with MPI_Imrecv and MPI_Wait in place of MPI_Mrecv.
  * late_receiver: rank 0 sends 200 x 64 KiB; rank 1 computes D before each receive.
  * coll_skew:     rank k enters each of 100 MPI_Allreduce (8 B) k*D late.
  * coll_even:     the same 100 MPI_Allreduce, every rank on time.
@@ -71,6 +72,8 @@ int main(int argc, char **argv) {
     int nb = !strcmp(c, "late_sender_nb") || !strcmp(c, "late_sender_any") || test || testany;
     int any = !strcmp(c, "late_sender_any");
     int mprobe = !strcmp(c, "late_sender_mprobe");
+    /* late_sender_imrecv: the same with MPI_Imrecv and MPI_Wait in place of MPI_Mrecv. */
+    int imrecv = !strcmp(c, "late_sender_imrecv");
     /* late_sender_probe: MPI_Probe from any source with any tag, MPI_Get_count, then
      * MPI_Recv from the status's source and tag (a message of unknown size). */
     int probe = !strcmp(c, "late_sender_probe");
@@ -120,6 +123,13 @@ int main(int argc, char **argv) {
         MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &m, &st);
         MPI_Get_count(&st, MPI_BYTE, &n);
         MPI_Mrecv(buf, n, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+      } else if (imrecv && !sender) {
+        MPI_Message m;
+        int n = 0;
+        MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &m, &st);
+        MPI_Get_count(&st, MPI_BYTE, &n);
+        MPI_Imrecv(buf, n, MPI_BYTE, &m, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
       } else if (iprobe && !sender) {
         int n = 0, flag = 0;
         while (!flag) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);

@@ -95,8 +95,14 @@ fn sample_completed(
         }
         return;
     }
-    let recv = info.mode == Mode::Irecv;
+    let recv = matches!(info.mode, Mode::Irecv | Mode::Mrecv);
     let side = if recv { SIDE_RECV } else { SIDE_SEND };
+    // An MPI_Imrecv's message waited from the probe that matched it (its start).
+    let times = if info.mode == Mode::Mrecv {
+        [times[0], times[0], times[2]]
+    } else {
+        times
+    };
     let numbered = if s.seq == Sample::AT_COMPLETION {
         if st.is_null() || peer < 0 {
             return;

@@ -198,8 +198,9 @@ pub(crate) fn mrecv(
         if rc == mpi::success() {
             let req = request();
             // A blocking MPI_Mrecv of a kept message: its receive waited from the
-            // probe's entry (the post and the wait) to this call's exit. (An
-            // MPI_Imrecv's message is not sampled.)
+            // probe's entry (the post and the wait) to this call's exit. An MPI_Imrecv's
+            // is kept when its request completes, waited for from the probe's entry too
+            // (its request's life counts from there: the probe started the receive).
             if let (None, Some(i)) = (req, &probed) {
                 if let Some(n) = i.sample.get() {
                     samples::keep(
@@ -225,9 +226,9 @@ pub(crate) fn mrecv(
                         message: false,
                         bytes: size,
                         peer_world: peer,
-                        start_ticks: t0,
+                        start_ticks: probed.map_or(t0, |i| i.start_ticks),
                         comm_bits,
-                        sample: Default::default(),
+                        sample: probed.map(|i| i.sample).unwrap_or_default(),
                     },
                 );
             }
