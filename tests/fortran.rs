@@ -168,3 +168,44 @@ fn a_missing_fortran_routine_is_an_error_said_once() {
     let said = stderr(&broken).matches("was not found").count();
     assert_eq!(said, 2, "once per process: {}", stderr(&broken));
 }
+
+/// MPI_PCONTROL (no IERROR in mpif.h and `use mpi`) through every binding pauses the
+/// profile as the C call does: of 40 MPI_Send a rank, the 20 inside MPI_PCONTROL(0) …
+/// MPI_PCONTROL(1) are not counted, and each rank says it paused once. Open MPI's
+/// bindings reach PMPI_Pcontrol directly, so this needs the shim's Fortran symbols;
+/// MPICH's mpif.h and `use mpi` reach the C MPI_Pcontrol, its `use mpi_f08` does not.
+#[test]
+fn pcontrol_pauses_the_profile_through_every_binding() {
+    for mpi in BOTH {
+        for binding in ["MPIFH", "USEMPI", "F08"] {
+            let what = format!("{} {binding}", mpi.name());
+            let dir = scratch(&format!("fortran_pcontrol_{}_{binding}", mpi.name()));
+            let prog = compile_f(mpi, "pcontrol.F90", binding);
+            let plain = run(mpi, &Run::new(2, false), &prog, &[], &dir);
+            assert!(plain.status.success(), "{what}: {}", stderr(&plain));
+            let report = dir.join("r.json");
+            let shim = run(
+                mpi,
+                &Run::new(2, true)
+                    .env("LOGGP_REPORT", report.to_str().unwrap())
+                    .env("LOGGP_CALIBRATE", "off"),
+                &prog,
+                &[],
+                &dir,
+            );
+            assert!(shim.status.success(), "{what}: {}", stderr(&shim));
+            assert_eq!(
+                sorted_lines(&plain),
+                sorted_lines(&shim),
+                "{what}: output changed"
+            );
+            let r = read_report(&report);
+            for k in &r.ranks {
+                let sends = k.calls.get("MPI_Send").map_or(0, |c| c.count);
+                assert_eq!(sends, 20, "{what}: rank {} MPI_Send counted", k.rank);
+                let times = k.paused.as_ref().map_or(0, |p| p.times);
+                assert_eq!(times, 1, "{what}: rank {} pauses", k.rank);
+            }
+        }
+    }
+}

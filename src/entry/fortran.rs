@@ -22,7 +22,7 @@
 use crate::base::funcs::Func;
 use crate::base::mpi::{self, MPI_Fint};
 use crate::base::runtime::Guard;
-use crate::lifecycle::{on_abort, on_finalize, on_init};
+use crate::lifecycle::{on_abort, on_finalize, on_init, on_pcontrol};
 use crate::record::hooks::access::*;
 use crate::record::hooks::*;
 use loggp_report::Mode;
@@ -238,7 +238,7 @@ macro_rules! fortran_entries {
                 $hook(Func::$name.id(), Mode::$mode, $($harg),*)
             }
         }
-        fortran_entries!(@symbols [$($cfg)?] $short $style ($($arg,)* $ierr));
+        fortran_entries!(@symbols [$($cfg)?] $short $style ($($arg),*) $ierr);
     };
     (@lifecycle [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident $style:ident
         ($($arg:ident),*) => $hook:ident($($harg:expr),*)
@@ -258,9 +258,33 @@ macro_rules! fortran_entries {
                 $hook(Func::$name.id(), Mode::$mode, $($harg),*)
             }
         }
-        fortran_entries!(@symbols [$($cfg)?] $short $style ($($arg,)* $ierr));
+        fortran_entries!(@symbols [$($cfg)?] $short $style ($($arg),*) $ierr);
     };
-    (@symbols [$($cfg:meta)?] $short:ident $style:ident ($($arg:ident),*)) => {
+    // MPI_PCONTROL(LEVEL) has no IERROR in mpif.h and `use mpi` (MPI 4.0 §15.2.1): Open
+    // MPI's routine takes the level only, so its symbols do too and hand the wrapper a
+    // null IERROR (read as success). MPICH's `use mpi_f08` routine takes an optional
+    // IERROR, as the `plain` style's.
+    (@symbols [$($cfg:meta)?] $short:ident noierr ($($arg:ident),*) $ierr:ident) => {
+        paste::paste! {
+            #[cfg(all(mpi_openmpi $(, $cfg)?))]
+            static [<REAL_ $short:upper>]: Real = Real::new(concat!("pmpi_", stringify!($short), "_\0").as_bytes());
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<mpi_ $short _>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg,)* std::ptr::null_mut()); }
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<mpi_ $short __>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg,)* std::ptr::null_mut()); }
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<mpi_ $short>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg,)* std::ptr::null_mut()); }
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<MPI_ $short:upper>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg,)* std::ptr::null_mut()); }
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<ompi_ $short _f>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg,)* std::ptr::null_mut()); }
+        }
+        fortran_entries!(@mpich [$($cfg)?] plain $short ($($arg,)* $ierr));
+    };
+    (@symbols [$($cfg:meta)?] $short:ident $style:ident ($($arg:ident),*) $ierr:ident) => {
+        fortran_entries!(@symbols_all [$($cfg)?] $short $style ($($arg,)* $ierr));
+    };
+    (@symbols_all [$($cfg:meta)?] $short:ident $style:ident ($($arg:ident),*)) => {
         paste::paste! {
             #[cfg(all(mpi_openmpi $(, $cfg)?))]
             static [<REAL_ $short:upper>]: Real = Real::new(concat!("pmpi_", stringify!($short), "_\0").as_bytes());

@@ -34,6 +34,7 @@ macro_rules! p2p_rows {
             // MPI_PCONTROL has no IERROR, which the Fortran rows assume.
             MPI_Pcontrol { role: Other, mode: None, entry: lifecycle,
                 c: (level: c_int) => on_pcontrol(level, || PMPI_Pcontrol(level)),
+                fortran: pcontrol noierr (level) => on_pcontrol(int(level), call),
             }
 
             // Blocking sends, §3.2.1 and §3.4 (communication modes).
