@@ -181,25 +181,12 @@ fn pcontrol_pauses_the_profile_through_every_binding() {
             let what = format!("{} {binding}", mpi.name());
             let dir = scratch(&format!("fortran_pcontrol_{}_{binding}", mpi.name()));
             let prog = compile_f(mpi, "pcontrol.F90", binding);
-            let plain = run(mpi, &Run::new(2, false), &prog, &[], &dir);
-            assert!(plain.status.success(), "{what}: {}", stderr(&plain));
-            let report = dir.join("r.json");
-            let shim = run(
-                mpi,
-                &Run::new(2, true)
-                    .env("LOGGP_REPORT", report.to_str().unwrap())
-                    .env("LOGGP_CALIBRATE", "off"),
-                &prog,
-                &[],
-                &dir,
-            );
-            assert!(shim.status.success(), "{what}: {}", stderr(&shim));
+            let (plain, shim, r) = plain_and_profiled(mpi, 2, &prog, &dir, &what);
             assert_eq!(
                 sorted_lines(&plain),
                 sorted_lines(&shim),
                 "{what}: output changed"
             );
-            let r = read_report(&report);
             for k in &r.ranks {
                 let sends = k.calls.get("MPI_Send").map_or(0, |c| c.count);
                 assert_eq!(sends, 20, "{what}: rank {} MPI_Send counted", k.rank);
