@@ -13,6 +13,23 @@ fn quick(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Report {
     report_of(mpi, 2, "init_only.c", env, name)
 }
 
+/// A quick calibration the machine did not disturb. Where the report says its ranks were
+/// off their CPU while probing, `diff` rightly calls nothing significant against it, and
+/// a user reruns: so does this, at most twice, saying so (CI at 6b4e3fd: the "single copy
+/// off" run of one trial, with nothing beside the job, had a rank preempted 14 times and
+/// off its CPU for 23 % of its probes).
+fn undisturbed(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Report {
+    let mut r = quick(mpi, env, name);
+    for again in 1..=2 {
+        let Some(d) = r.calibration.disturbance.as_ref() else {
+            break;
+        };
+        println!("{name}: disturbed ({d:?}), run again ({again} of 2)");
+        r = quick(mpi, env, &format!("{name}_again{again}"));
+    }
+    r
+}
+
 fn ten(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Vec<Report> {
     (0..10)
         .map(|i| quick(mpi, env, &format!("{name}_{i}")))
@@ -200,9 +217,9 @@ fn diff_flags_real_changes_and_a_hog_as_disturbed() {
             .any(|s| s["significant"] == true)
     };
     for t in 0..3 {
-        let a = quick(Mpi::OpenMpi, &base, &format!("diff_base_{t}"));
+        let a = undisturbed(Mpi::OpenMpi, &base, &format!("diff_base_{t}"));
         // The eager limit: the switch moves.
-        let b = quick(
+        let b = undisturbed(
             Mpi::OpenMpi,
             &with(&[("OMPI_MCA_btl_vader_eager_limit", "8192")]),
             &format!("diff_limit_{t}"),
@@ -215,7 +232,7 @@ fn diff_flags_real_changes_and_a_hog_as_disturbed() {
         );
         // No single copy: the rendezvous range changes (measured here: L and g fall by
         // half, 3.3 → 1.6 µs and 2.9 → 1.1 µs, o_s and G stay within their intervals).
-        let b = quick(
+        let b = undisturbed(
             Mpi::OpenMpi,
             &with(&[("OMPI_MCA_btl_vader_single_copy_mechanism", "none")]),
             &format!("diff_single_copy_{t}"),
@@ -229,7 +246,7 @@ fn diff_flags_real_changes_and_a_hog_as_disturbed() {
         // pml ucx instead of ob1.
         let mut ucx = PML_UCX.to_vec();
         ucx.push(("LOGGP_RAW", "off"));
-        let b = quick(Mpi::OpenMpi, &ucx, &format!("diff_pml_ucx_{t}"));
+        let b = undisturbed(Mpi::OpenMpi, &ucx, &format!("diff_pml_ucx_{t}"));
         let c = cmp(&a, &b);
         assert!(
             switch_moved(&c) || !significant(&c, "mpi", &[]).is_empty(),
