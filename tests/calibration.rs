@@ -10,6 +10,23 @@ fn calibrated(mpi: Mpi, np: usize, env: &[(&str, &str)], name: &str) -> Report {
     report_of(mpi, np, "init_only.c", env, name)
 }
 
+/// A calibration the report does not mark disturbed: one that is (a rank preempted while
+/// probing, which the report says and `under_load_a_switch_is_right_or_marked_disturbed`
+/// tests) is run again, at most twice, and said. These tests ask where the switch is, so
+/// they need a run the tool itself vouches for (CI at this commit's parent had one vader
+/// run of three marked disturbed).
+fn undisturbed(mpi: Mpi, np: usize, env: &[(&str, &str)], name: &str) -> Report {
+    let mut r = calibrated(mpi, np, env, name);
+    for again in 1..=2 {
+        let Some(d) = r.calibration.disturbance.as_ref() else {
+            break;
+        };
+        println!("{name}: disturbed ({d:?}), run again ({again} of 2)");
+        r = calibrated(mpi, np, env, &format!("{name}_again{again}"));
+    }
+    r
+}
+
 fn threshold<'a>(r: &'a Report, class: &str, mode: &str) -> &'a loggp_report::Threshold {
     r.thresholds
         .iter()
@@ -26,7 +43,7 @@ fn openmpi_vader_eager_limit_found_and_moves_with_the_setting() {
         } else {
             vec![("OMPI_MCA_btl_vader_eager_limit", &l)]
         };
-        let r = calibrated(Mpi::OpenMpi, 2, &env, &format!("calib_vader_{limit}"));
+        let r = undisturbed(Mpi::OpenMpi, 2, &env, &format!("calib_vader_{limit}"));
         assert_eq!(r.calibration.status, "done", "{:?}", r.calibration.status);
         let t = threshold(&r, "intra_node", "send");
         let found = t.active_bytes.expect("a switch") as i64;
@@ -70,7 +87,7 @@ fn openmpi_vader_eager_limit_found_and_moves_with_the_setting() {
 
 #[test]
 fn openmpi_ssend_is_rendezvous_from_the_smallest_size() {
-    let r = calibrated(
+    let r = undisturbed(
         Mpi::OpenMpi,
         2,
         &[
@@ -94,7 +111,7 @@ fn mpich_ucx_rndv_thresh_moves_the_switch() {
             Some(_) => vec![("UCX_RNDV_THRESH", th.as_str())],
             None => vec![],
         };
-        let r = calibrated(Mpi::Mpich, 2, &env, &format!("calib_ucx_{th}"));
+        let r = undisturbed(Mpi::Mpich, 2, &env, &format!("calib_ucx_{th}"));
         assert_eq!(r.calibration.status, "done");
         let t = threshold(&r, "intra_node", "send");
         let found = t.active_bytes.expect("a switch") as i64;
@@ -164,7 +181,7 @@ fn openmpi_pml_ucx_switch_follows_ucx_and_the_cross_check_names_it() {
         if thresh.is_some() {
             env.push(("UCX_RNDV_THRESH", &th));
         }
-        let r = calibrated(Mpi::OpenMpi, 2, &env, &format!("calib_pml_ucx_{th}"));
+        let r = undisturbed(Mpi::OpenMpi, 2, &env, &format!("calib_pml_ucx_{th}"));
         assert_eq!(r.calibration.status, "done");
         let t = threshold(&r, "intra_node", "send");
         let limit = thresh.unwrap_or(262144);

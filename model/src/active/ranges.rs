@@ -303,6 +303,17 @@ pub fn fit_set(input: &SetInput, s: &Settings) -> SetFit {
                 "ends at a level change between {last} and {r} B that did not repeat when both sizes were probed again, interleaved: not a protocol switch (the machine changed over time, or the link's state depends on what was sent before)"
             ));
         }
+        // Where the ranges are imposed at the switches alone, such a level change lies
+        // inside a range, which is fitted as one: a boundary that one run sees and the
+        // next does not would give the two runs different ranges to compare (issue 22).
+        for [l, r] in not_repeated
+            .iter()
+            .filter(|[l, r]| *l >= sizes[0] && *l < last && *r <= last)
+        {
+            notes.push(format!(
+                "a level change between {l} and {r} B inside this range did not repeat when both sizes were probed again, interleaved: not a protocol switch, so the range is fitted as one (the machine changed over time, or the link's state depends on what was sent before)"
+            ));
+        }
         let lo = if k == 0 {
             sizes[0]
         } else {

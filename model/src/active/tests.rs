@@ -106,6 +106,18 @@ fn a_level_change_that_did_not_repeat_is_not_a_switch() {
     assert_eq!(hi, [256, 4040, 77936, pts.last().unwrap().size_bytes]);
     let note = f.ranges[2].note.clone().unwrap_or_default();
     assert!(note.contains("did not repeat"), "{note}");
+    // Imposed at the switches alone (as the calibration's own boundaries are), the level
+    // change lies inside the last range, which says so.
+    let one = fit_set(
+        &SetInput {
+            bounds: Some(&[256, 4040]),
+            ..input(&[256, 4040], &[[77936, 92682]])
+        },
+        &s,
+    );
+    assert_eq!(one.ranges.len(), 3, "{:#?}", one.ranges);
+    let note = one.ranges[2].note.clone().unwrap_or_default();
+    assert!(note.contains("inside this range did not repeat"), "{note}");
 }
 
 #[test]
