@@ -142,6 +142,9 @@ pub struct ThreadState {
     /// Test calls that completed nothing, and the first such call's entry (0: none). See
     /// `record::hooks::complete::polled_since`.
     pub polled: Cell<(u64, u64)>,
+    /// The ticks those Test calls took, together (the polls of a nonblocking collective
+    /// are the collectives' time when one completes it: `complete::polled_since`).
+    pub polled_ticks: Cell<u64>,
     /// The (communicator, source, tag) arguments this thread is polling with MPI_Iprobe
     /// or MPI_Improbe calls that found nothing, hashed, and the first such call's entry
     /// (0: none). See `record::hooks::probe::probe_polled_since`.
@@ -156,6 +159,7 @@ thread_local! {
             current: Cell::new(0),
             probed: Cell::new((0, 0, 0)),
             polled: Cell::new((0, 0)),
+            polled_ticks: Cell::new(0),
             probe_polled: Cell::new((0, 0)),
         }
     };

@@ -114,7 +114,11 @@ fn local_fragment(j: &JobInfo, ns_per_tick: f64, measured: waits::Measured) -> R
     }
     let cells = cells::local_cells(ns_per_tick);
     let entry = cells::rank_entry(j.rank as u32, &j.host, &cells, ns_per_tick);
-    let completions_ns = waits::collective_completions_ns(&cells);
+    // The Wait and Test calls that completed one nonblocking collective, and the Test
+    // calls that polled it before (which completed nothing, so their cells name no mode).
+    let polls = crate::record::hooks::complete::COLLECTIVE_POLL_TICKS
+        .load(std::sync::atomic::Ordering::Relaxed);
+    let completions_ns = waits::collective_completions_ns(&cells) + polls as f64 * ns_per_tick;
     let (split, waits, passive_latency) =
         waits::finish(measured, &entry, completions_ns, ns_per_tick);
     let mut fragment = Report {

@@ -12,6 +12,8 @@
  * icoll_skew:    rank k computes k*D, starts MPI_Iallreduce (8 B) and waits for it at
  *                once, except rank 0, which computes D/2 between its start and its
  *                MPI_Wait (work that overlaps the wait); 100 calls.
+ * icoll_poll:    the same, rank 0 polling with MPI_Test until the collective completes
+ *                in place of its MPI_Wait.
  * pingpong:      1000 round trips of 8 B between ranks 0 and 1.
  * "Computes" is a busy loop on CLOCK_MONOTONIC; the collective cases on more than 2
  * ranks sleep through all but its last 0.3 ms, so that 4 ranks on 2 cores keep the
@@ -203,7 +205,7 @@ int main(int argc, char **argv) {
       printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
       free(all);
     }
-  } else if (!strcmp(c, "icoll_skew")) {
+  } else if (!strcmp(c, "icoll_skew") || !strcmp(c, "icoll_poll")) {
     /* Truth: the part of each MPI_Wait before the last rank's MPI_Iallreduce started. */
     double x = rank, y, *w = calloc(100, sizeof(double));
     calls = 100;
@@ -214,7 +216,12 @@ int main(int argc, char **argv) {
       MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
       if (rank == 0) compute(d / 2, 0);
       w[i] = now_ns();
-      MPI_Wait(&r, MPI_STATUS_IGNORE);
+      if (rank == 0 && !strcmp(c, "icoll_poll")) {
+        int done = 0;
+        while (!done) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+      }
       out[i] = now_ns();
     }
     double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;

@@ -12,7 +12,8 @@ pub(super) const MESSAGE_CALLS: &[&str] = &[
     "MPI_Waitsome",
     // Test calls poll: a message they complete was waited for from the first poll
     // (`record::hooks::complete::polled_since`); the polls that complete nothing are in
-    // this time too.
+    // this time too, but for those of a nonblocking collective that a call then completed
+    // alone (`complete::COLLECTIVE_POLL_TICKS`), which are the collectives'.
     "MPI_Test",
     "MPI_Testall",
     "MPI_Testany",
