@@ -160,13 +160,24 @@ pub fn estimate(r: &mut Report, s: &Settings) {
         let sw = switches(&set.switches_bytes, &set.not_repeated_bytes, &set.ranges);
         // Where the calibration probed its boundaries itself (0.3 on), the ranges end
         // there: at each switch it located to the byte. Segmenting anew could place a
-        // boundary one schedule size away from the switch the probes found. A level
-        // change that did not repeat when probed again is no boundary: ten runs of one
-        // job then have the same ranges (in CI, 3 of 10 MPICH runs split their
-        // rendezvous range at 131072, 185364 or 220436 B, and the runs' ranges no longer
-        // described the same sizes); the range's note names it.
+        // boundary one schedule size away from the switch the probes found.
+        //
+        // A level change that did not repeat when both sizes were probed again,
+        // interleaved, is no boundary within a host: there it is the machine's level
+        // moving, and ten runs of one job then have the same ranges (in CI, 3 of 10 MPICH
+        // runs split their rendezvous range at 131072, 185364 or 220436 B, and the runs'
+        // ranges no longer described the same sizes); the range's note names it. Between
+        // hosts it stays a boundary: a link's state depends on what was sent before (a
+        // token bucket's burst, a TCP window), so probing the two sizes interleaved
+        // changes what it tests (a 200 Mbit/s `tc tbf` link steps ×2.7 past its burst at
+        // 27554–32768 B, and that step did not repeat interleaved).
+        let link = set.peer_class != "intra_node";
         let own: Option<Vec<u64>> = (set.passes.is_some() && !s.resegment).then(|| {
-            let mut b = sw.clone();
+            let mut b: Vec<u64> = sw
+                .iter()
+                .copied()
+                .chain(set.not_repeated_bytes.iter().filter(|_| link).map(|x| x[0]))
+                .collect();
             b.sort_unstable();
             b.dedup();
             b
