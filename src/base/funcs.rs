@@ -67,6 +67,41 @@ pub fn role(id: u8) -> Role {
     }
 }
 
+const fn starts_with(s: &str, prefix: &str) -> bool {
+    let (s, p) = (s.as_bytes(), prefix.as_bytes());
+    if s.len() < p.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < p.len() {
+        if s[i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The neighbourhood collectives (MPI 4.0 §8.6) by id: each member waits only for its
+/// neighbours, so the waits' split does not sample them as collectives (built from the
+/// table's names at compile time: one load on the hot path).
+static NEIGHBORHOOD: [bool; MAX_FUNCS] = {
+    let mut t = [false; MAX_FUNCS];
+    let mut i = 0;
+    while i < FUNC_NAMES.len() {
+        t[i] = starts_with(FUNC_NAMES[i], "MPI_Neighbor_")
+            || starts_with(FUNC_NAMES[i], "MPI_Ineighbor_");
+        i += 1;
+    }
+    t
+};
+
+/// A neighbourhood collective (blocking, nonblocking or persistent, any count width).
+#[inline(always)]
+pub fn is_neighborhood(id: u8) -> bool {
+    NEIGHBORHOOD[id as usize]
+}
+
 impl Func {
     #[inline(always)]
     pub const fn id(self) -> u8 {
@@ -77,6 +112,20 @@ impl Func {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn neighbourhood_collectives_are_known_by_id() {
+        let id = |n: &str| FUNC_NAMES.iter().position(|x| *x == n).unwrap() as u8;
+        assert!(is_neighborhood(id("MPI_Neighbor_alltoallv")));
+        assert!(is_neighborhood(id("MPI_Ineighbor_allgather")));
+        assert!(!is_neighborhood(id("MPI_Allgather")));
+        assert!(!is_neighborhood(id("MPI_Iallgather")));
+        assert!(!is_neighborhood(REQ_COMPLETED));
+        let n = (0..FUNC_NAMES.len() as u8)
+            .filter(|&i| is_neighborhood(i))
+            .count();
+        assert!(n >= 10, "{n}");
+    }
 
     #[test]
     fn ids_names_and_roles_agree() {

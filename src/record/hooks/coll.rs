@@ -5,6 +5,7 @@
 //! Nonblocking collectives are tracked from start to completion like point-to-point
 //! requests: the completing Wait or Test counts under mode `collective` too.
 use super::common::{msg_bytes, sum, timed, typed_sum, Types};
+use crate::base::funcs;
 use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
 use crate::base::runtime::protect;
 use crate::record::peers::{classify, comm_id};
@@ -37,7 +38,9 @@ pub(crate) fn collective(
         let b = bytes();
         let n = comm_size(comm);
         record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
-        if rc == mpi::success() {
+        // The waits' sample (issue 25), but for neighbourhood collectives, which wait
+        // only for their neighbours: the split leaves them in other_ns.
+        if rc == mpi::success() && !funcs::is_neighborhood(func) {
             samples::coll(func, named(comm), n, b, t0, t1);
         }
     });
@@ -75,7 +78,7 @@ pub(crate) fn icollective(
         // The waits' sample (issue 25): numbered at its start, among the collectives of
         // its kind on the communicator (every member starts them in the same order, MPI
         // 4.0 §6.12), and kept when its request completes.
-        let sample = if rc == mpi::success() {
+        let sample = if rc == mpi::success() && !funcs::is_neighborhood(func) {
             samples::number_coll(func, named(comm))
                 .map(|(ch, k, stride)| Sample::kept(ch, k, stride, Sample::coll_tag(func, n)))
         } else {
