@@ -211,6 +211,18 @@ fn record_completion_call(
     }
 }
 
+/// [`record_completion_call`] of a call that completes at most one request (`info`).
+#[inline(always)]
+fn record_one_completion(func: u8, info: Option<Info>, (t0, t1): (u64, u64), polls: u64) {
+    record_completion_call(
+        func,
+        info,
+        info.is_some() as usize,
+        t1.wrapping_sub(t0),
+        polls,
+    );
+}
+
 /// MPI_Wait and MPI_Test (MPI 4.0 §3.7.3). `flag` is null for Wait. A status the caller
 /// cannot see (Fortran) is passed as MPI_STATUS_IGNORE and stays unfilled.
 pub(crate) fn wait_one(
@@ -233,13 +245,7 @@ pub(crate) fn wait_one(
         } else {
             None
         };
-        record_completion_call(
-            func,
-            info,
-            info.is_some() as usize,
-            t1.wrapping_sub(t0),
-            polls,
-        );
+        record_one_completion(func, info, (t0, t1), polls);
     });
     rc
 }
@@ -365,13 +371,7 @@ pub(crate) fn wait_any(
                 info = complete(bits, st, (func, since, t1));
             }
         }
-        record_completion_call(
-            func,
-            info,
-            info.is_some() as usize,
-            t1.wrapping_sub(t0),
-            polls,
-        );
+        record_one_completion(func, info, (t0, t1), polls);
     });
     rc
 }
