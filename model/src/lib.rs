@@ -47,9 +47,10 @@ pub fn mpi_send_set_of<'a>(
 }
 
 /// How far this machine moved between runs, beyond one run's passes (1σ of the log of a
-/// run's estimate, o_s, o_r, g, G, L): see `Settings::between_run`. Three batches of ten
-/// MPICH runs taken late in CI runs measured (medians over ranges) o_s 0.11–0.24, o_r
-/// 0.09–0.17, g 0.14–0.25, G 0.09–0.27, L 0.13–0.22; calm batches 0.005–0.09. At 0.09 for
+/// run's estimate, o_s, o_r, g, G, L): see `Settings::between_run`. Two batches of ten
+/// MPICH runs taken late in CI runs, with the ranges at the switches alone (one of them
+/// refitted so), measured (medians over ranges) o_s 0.11–0.15, o_r 0.11–0.17, g
+/// 0.14–0.16, G 0.13–0.14, L 0.13–0.14; calm batches 0.005–0.09. At 0.09 for
 /// o_s, o_r and g and 0.07 for L, one of those batches had `diff` call 10 of 160
 /// parameters of identical runs changed, and Open MPI vader's same-level coverage fell to
 /// 70.5 %; refitted at these values, 5 of 160 and 76.4 %, with the median half-width at
