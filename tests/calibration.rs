@@ -10,21 +10,10 @@ fn calibrated(mpi: Mpi, np: usize, env: &[(&str, &str)], name: &str) -> Report {
     report_of(mpi, np, "init_only.c", env, name)
 }
 
-/// A calibration the report does not mark disturbed: one that is (a rank preempted while
-/// probing, which the report says and `under_load_a_switch_is_right_or_marked_disturbed`
-/// tests) is run again, at most twice, and said. These tests ask where the switch is, so
-/// they need a run the tool itself vouches for (CI at this commit's parent had one vader
-/// run of three marked disturbed).
+/// A calibration the report does not mark disturbed (see `common::undisturbed_run`; a
+/// local run at 963e186 had one vader run of three marked disturbed).
 fn undisturbed(mpi: Mpi, np: usize, env: &[(&str, &str)], name: &str) -> Report {
-    let mut r = calibrated(mpi, np, env, name);
-    for again in 1..=2 {
-        let Some(d) = r.calibration.disturbance.as_ref() else {
-            break;
-        };
-        println!("{name}: disturbed ({d:?}), run again ({again} of 2)");
-        r = calibrated(mpi, np, env, &format!("{name}_again{again}"));
-    }
-    r
+    undisturbed_run(name, |n| calibrated(mpi, np, env, n))
 }
 
 fn threshold<'a>(r: &'a Report, class: &str, mode: &str) -> &'a loggp_report::Threshold {

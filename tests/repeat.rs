@@ -19,15 +19,7 @@ fn quick(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Report {
 /// off" run of one trial, with nothing beside the job, had a rank preempted 14 times and
 /// off its CPU for 23 % of its probes).
 fn undisturbed(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Report {
-    let mut r = quick(mpi, env, name);
-    for again in 1..=2 {
-        let Some(d) = r.calibration.disturbance.as_ref() else {
-            break;
-        };
-        println!("{name}: disturbed ({d:?}), run again ({again} of 2)");
-        r = quick(mpi, env, &format!("{name}_again{again}"));
-    }
-    r
+    undisturbed_run(name, |n| quick(mpi, env, n))
 }
 
 fn ten(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Vec<Report> {
