@@ -137,6 +137,47 @@ pub fn model_settings() -> loggp_model::Settings {
     }
 }
 
+/// The first size whose sends all waited for a late receiver is probed twice more: a
+/// rendezvous send never returns before its receiver comes, so one "did not wait" makes
+/// the size eager (its send was preempted while the passes ran). Then the next size is
+/// asked, at most four times. Without it, one eager size read as waiting just below the
+/// limit moved the limit, and the bracket reported around it, a whole schedule step down.
+fn confirm_first_wait<T: Transport, C: Control>(
+    c: &mut Client<T, C>,
+    m: &mut ModeResult,
+    reps: u64,
+) -> Result<(), Stop> {
+    let first_wait = |m: &ModeResult| {
+        let i = m.points.iter().rposition(|p| p.send_waits != Some(true));
+        match i {
+            None => (!m.points.is_empty()).then_some(0),
+            Some(i) => (i + 1 < m.points.len()).then_some(i + 1),
+        }
+    };
+    for _ in 0..4 {
+        let Some(i) = first_wait(m) else {
+            return Ok(());
+        };
+        let (size, late) = (m.points[i].size, late_delay(m.points[i].prtt_1_0.median));
+        let mut eager = false;
+        for _ in 0..2 {
+            let Some(w) = c.send_waits(late, size, reps) else {
+                return Err(stop_of(
+                    c,
+                    format!("{}: probing {size} bytes again", m.mode),
+                ));
+            };
+            m.bisection_probes += 1;
+            eager |= !w;
+        }
+        if !eager {
+            return Ok(());
+        }
+        m.points[i].send_waits = Some(false);
+    }
+    Ok(())
+}
+
 /// The eager limit and the other switches of one mode's points: the model's ranges (the
 /// same segmentation the report's ranges will come from), each boundary then located to
 /// the byte by bisection on the message size within a bounded number of probes — the
@@ -152,6 +193,7 @@ pub fn fit_mode<T: Transport, C: Control>(
     let mode = m.mode.clone();
     let max = m.points.last().map(|p| p.size).unwrap_or(0);
     let k = crate::base::clock::ns_per_tick(crate::base::clock::hz());
+    confirm_first_wait(c, m, reps)?;
     let pts: Vec<loggp_report::Point> = m
         .points
         .iter()

@@ -7,14 +7,22 @@ use crate::stats::median;
 use crate::Settings;
 use loggp_report::{Point, Range};
 
-/// The first size whose send waited for a late receiver, confirmed by the next: where the
-/// eager range ends (protocol T against TA/RTA/RAT, altawil-moritz §3.2).
+/// Where the eager range ends (protocol T against TA/RTA/RAT, altawil-moritz §3.2): the
+/// first size from which every send waited for a late receiver. A rendezvous send cannot
+/// return before its receiver comes, so a size above the limit never reads "did not
+/// wait"; an eager send preempted during the call does read "waited". So a waiting size
+/// followed by one that did not wait is noise, not the limit: CI (4 ranks on 2 cores, the
+/// ranks off their CPU half the time) read 362 and 430 B as waiting under vader's 4040 B
+/// limit, and the first-two-in-a-row rule put the limit at 303 B.
 pub fn eager_split(points: &[Point]) -> Option<usize> {
-    let w: Vec<bool> = points
-        .iter()
-        .map(|p| p.send_waits_for_receiver == Some(true))
-        .collect();
-    (0..w.len()).find(|&i| w[i] && w.get(i + 1).copied().unwrap_or(true))
+    let waits = |p: &Point| p.send_waits_for_receiver == Some(true);
+    let eager_after = points.iter().rposition(|p| !waits(p));
+    match eager_after {
+        None if points.is_empty() => None,
+        None => Some(0),
+        Some(i) if i + 1 < points.len() => Some(i + 1),
+        Some(_) => None,
+    }
 }
 
 /// Each point's σ for quantity q: its bootstrap spread, floored (see `segment`).

@@ -193,3 +193,24 @@ fn a_gap_on_its_bound_in_every_resample_is_null_with_a_note() {
         assert!(r.gap_per_byte_ns.is_some_and(|gg| gg > 0.0));
     }
 }
+
+/// The eager limit is where the sends start waiting for good: an eager size read as
+/// waiting (a send preempted during the call) before it does not move the limit there.
+#[test]
+fn an_eager_size_that_read_waiting_does_not_move_the_eager_limit() {
+    let at = |w: &[bool]| {
+        let pts: Vec<Point> = w
+            .iter()
+            .map(|&x| Point {
+                send_waits_for_receiver: Some(x),
+                ..Default::default()
+            })
+            .collect();
+        eager_split(&pts)
+    };
+    assert_eq!(at(&[false, true, true, false, false, true, true]), Some(5));
+    assert_eq!(at(&[false, false, false, true]), Some(3));
+    assert_eq!(at(&[true, true]), Some(0));
+    assert_eq!(at(&[false, true, false]), None);
+    assert_eq!(at(&[]), None);
+}
