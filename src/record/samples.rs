@@ -7,8 +7,9 @@
 //! The receiver takes source and tag from the status, so wildcards number alike. A
 //! collective is named by its communicator and function and its sequence number there,
 //! the same call on every member (MPI 4.0 §6.12: collectives, blocking and nonblocking,
-//! are called in the same order by all members); a nonblocking one is numbered at its
-//! start and kept at its completion.
+//! are called in the same order by all members; §6.13: persistent ones are started in
+//! the same order); a nonblocking one is numbered at its start, a persistent one at each
+//! MPI_Start, and kept at its completion.
 //!
 //! Which k are kept is a fixed rule, so both ends agree: every message up to 64 on a
 //! channel, then every 2nd up to 128, every 4th up to 256, … (32 per doubling). A kept

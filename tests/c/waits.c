@@ -14,6 +14,8 @@
  *                MPI_Wait (work that overlaps the wait); 100 calls.
  * icoll_poll:    the same, rank 0 polling with MPI_Test until the collective completes
  *                in place of its MPI_Wait.
+ * pcoll_skew:    icoll_skew with one persistent MPI_Allreduce_init, each call an
+ *                MPI_Start (MPI 4.0; exits 3 where mpi.h is older).
  * pingpong:      1000 round trips of 8 B between ranks 0 and 1.
  * "Computes" is a busy loop on CLOCK_MONOTONIC; the collective cases on more than 2
  * ranks sleep through all but its last 0.3 ms, so that 4 ranks on 2 cores keep the
@@ -205,15 +207,30 @@ int main(int argc, char **argv) {
       printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
       free(all);
     }
-  } else if (!strcmp(c, "icoll_skew") || !strcmp(c, "icoll_poll")) {
+  } else if (!strcmp(c, "icoll_skew") || !strcmp(c, "icoll_poll") || !strcmp(c, "pcoll_skew")) {
     /* Truth: the part of each MPI_Wait before the last rank's MPI_Iallreduce started. */
     double x = rank, y, *w = calloc(100, sizeof(double));
+    int persistent = !strcmp(c, "pcoll_skew");
+    MPI_Request pr = MPI_REQUEST_NULL;
+    if (persistent) {
+#if MPI_VERSION >= 4
+      MPI_Allreduce_init(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &pr);
+#else
+      fprintf(stderr, "pcoll_skew needs MPI 4.0's MPI_Allreduce_init\n");
+      MPI_Abort(MPI_COMM_WORLD, 3);
+#endif
+    }
     calls = 100;
     for (int i = 0; i < calls; i++) {
       MPI_Request r;
       if (rank > 0) compute(rank * d, size > 2);
       in[i] = now_ns();
-      MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
+      if (persistent) {
+        r = pr;
+        MPI_Start(&r);
+      } else {
+        MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
+      }
       if (rank == 0) compute(d / 2, 0);
       w[i] = now_ns();
       if (rank == 0 && !strcmp(c, "icoll_poll")) {
@@ -224,6 +241,7 @@ int main(int argc, char **argv) {
       }
       out[i] = now_ns();
     }
+    if (persistent) MPI_Request_free(&pr);
     double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
     MPI_Gather(in, calls, MPI_DOUBLE, all, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (rank == 0) {

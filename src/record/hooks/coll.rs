@@ -6,7 +6,7 @@
 //! requests: the completing Wait or Test counts under mode `collective` too.
 use super::common::{msg_bytes, sum, timed, typed_sum, Types};
 use crate::base::funcs;
-use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
+use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype};
 use crate::base::runtime::protect;
 use crate::record::peers::{classify, comm_id};
 use crate::record::requests::{self, Info, Sample};
@@ -49,7 +49,7 @@ pub(crate) fn collective(
 
 /// The communicator's name as all its members compute it (translated on first use).
 #[inline(always)]
-fn named(comm: MPI_Comm) -> u64 {
+pub(crate) fn named(comm: MPI_Comm) -> u64 {
     match comm_id(comm) {
         0 => {
             classify(comm, 0);
@@ -84,7 +84,16 @@ pub(crate) fn icollective(
         } else {
             None
         };
-        track(rc, request, mode, b, false, t0, sample.unwrap_or_default());
+        track(
+            rc,
+            request,
+            mode,
+            b,
+            false,
+            t0,
+            comm,
+            sample.unwrap_or_default(),
+        );
     });
     rc
 }
@@ -99,6 +108,7 @@ fn track(
     bytes: u64,
     persistent: bool,
     t0: u64,
+    comm: MPI_Comm,
     sample: Sample,
 ) {
     if rc != mpi::success() {
@@ -117,7 +127,7 @@ fn track(
                 bytes,
                 peer_world: -1,
                 start_ticks: t0,
-                comm_bits: 0,
+                comm_bits: comm.bits(),
                 sample,
             },
         );
@@ -127,6 +137,9 @@ fn track(
 /// A persistent collective's init (MPI 4.0 §6.13, MPI_Allreduce_init, …): it moves
 /// nothing, as a point-to-point init does not; its bytes count at each MPI_Start, under
 /// mode `collective`, and each start is followed to the Wait or Test that completes it.
+/// The request keeps its communicator and, in the tag's place, its function and the
+/// communicator's size: each start is numbered for the waits' sample (issue 25) from
+/// them (`persistent::restart`).
 #[cfg(mpi_persistent_coll)]
 #[inline(always)]
 pub(crate) fn init_collective(
@@ -142,7 +155,11 @@ pub(crate) fn init_collective(
         let b = bytes();
         let n = comm_size(comm);
         record_in(func, mode, PeerClass::Unknown, b, 0, t1.wrapping_sub(t0), n);
-        track(rc, request, mode, b, true, t0, Sample::default());
+        let sample = Sample {
+            tag: Sample::coll_tag(func, n),
+            ..Sample::default()
+        };
+        track(rc, request, mode, b, true, t0, comm, sample);
     });
     rc
 }

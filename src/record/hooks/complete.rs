@@ -87,8 +87,8 @@ fn sample_completed(
 ) {
     let s = info.sample;
     if info.mode == Mode::Collective {
-        // A nonblocking collective's call (numbered at its start; a persistent one's
-        // starts are not numbered).
+        // A nonblocking collective's call (numbered at its start; a persistent one's at
+        // each MPI_Start).
         if let Some(n) = s.get() {
             let (f, comm_size) = Sample::coll_of_tag(s.tag);
             samples::keep_coll(n, f, comm_size, info.bytes, times);

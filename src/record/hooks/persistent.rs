@@ -65,6 +65,9 @@ fn restart(bits: u64, t0: u64) -> Option<Info> {
 fn started_sample(i: &Info) -> Sample {
     let recv = i.mode == Mode::Irecv;
     let tag = i.sample.tag;
+    if i.mode == Mode::Collective {
+        return started_collective(i);
+    }
     if recv && (i.peer_world < 0 || tag == mpi::any_tag()) {
         // MPI_PROC_NULL as well: its completion has no source to number it by.
         return Sample {
@@ -87,6 +90,29 @@ fn started_sample(i: &Info) -> Sample {
             tag,
             ..Sample::default()
         },
+    }
+}
+
+/// A persistent collective's start, numbered among the starts of its function on its
+/// communicator: every member starts the persistent collectives of a communicator in
+/// the same order (MPI 4.0 §6.13), so the k-th start is the same operation on every
+/// rank, as the k-th call of a blocking or nonblocking collective is. Neighbourhood
+/// collectives are left out, as their blocking and nonblocking forms are (`coll.rs`).
+#[inline(always)]
+fn started_collective(i: &Info) -> Sample {
+    let tag = i.sample.tag;
+    let (func, _) = Sample::coll_of_tag(tag);
+    let unnumbered = Sample {
+        tag,
+        ..Sample::default()
+    };
+    if i.comm_bits == 0 || crate::base::funcs::is_neighborhood(func) {
+        return unnumbered;
+    }
+    let comm = super::coll::named(MPI_Comm::from_bits(i.comm_bits));
+    match samples::number_coll(func, comm) {
+        Some((channel, k, stride)) => Sample::kept(channel, k, stride, tag),
+        None => unnumbered,
     }
 }
 

@@ -67,13 +67,18 @@ pub(super) fn is_collective(name: &str) -> bool {
     COLLECTIVE_CALLS.contains(&name.trim_end_matches("_c"))
 }
 
-/// The nonblocking collectives whose completion the split divides (MPI_Iallreduce, …:
-/// the blocking ones' names with an I; neighbourhood ones wait only for their
-/// neighbours, and persistent ones are not numbered). Their time is that of the Wait and
-/// Test calls that completed one of them (the cells of mode `collective` of those
-/// calls): the start itself is in `other_ns`, as a nonblocking send's is.
+/// The nonblocking and persistent collectives whose completion the split divides
+/// (MPI_Iallreduce, …: the blocking ones' names with an I; MPI_Allreduce_init, …, each
+/// MPI_Start of one numbered as a call; neighbourhood ones wait only for their
+/// neighbours). Their time is that of the Wait and Test calls that completed one of them
+/// (the cells of mode `collective` of those calls): the start itself is in `other_ns`,
+/// as a nonblocking send's is.
 pub(super) fn is_nonblocking_collective(name: &str) -> bool {
-    NONBLOCKING_COLLECTIVE_CALLS.contains(&name.trim_end_matches("_c"))
+    let name = name.trim_end_matches("_c");
+    match name.strip_suffix("_init") {
+        Some(blocking) => COLLECTIVE_CALLS.contains(&blocking.trim_end_matches("_c")),
+        None => NONBLOCKING_COLLECTIVE_CALLS.contains(&name),
+    }
 }
 
 const NONBLOCKING_COLLECTIVE_CALLS: &[&str] = &[
