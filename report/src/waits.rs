@@ -59,8 +59,9 @@ pub struct TimeSplit {
     /// The same for blocking collective calls.
     pub sampled_collectives: u64,
     pub matched_collectives: u64,
-    /// Σ stride × duration over the kept messages: the sample's own estimate of
-    /// `message_calls_ns`, a check of the scaling.
+    /// Σ stride × duration over the calls of the kept messages (a Wait that completed
+    /// several once): the sample's own estimate of `message_calls_ns`, a check of the
+    /// scaling.
     pub sampled_estimate_ns: f64,
     /// This rank's clock uncertainty against rank 0's (0 when it shares the counter).
     pub clock_uncertainty_ns: f64,

@@ -195,21 +195,27 @@ pub fn p2p_channel_of(side: u64, me: i32, peer: i32, comm_id: u64, tag: i32) -> 
 }
 
 #[inline(always)]
-fn push<const W: usize>(buf: &AtomicPtr<AtomicU64>, used: &AtomicUsize, cap: usize, v: [u64; W]) {
+fn push<const W: usize>(
+    buf: &AtomicPtr<AtomicU64>,
+    used: &AtomicUsize,
+    cap: usize,
+    v: [u64; W],
+) -> Option<usize> {
     let base = buf.load(Relaxed);
     if base.is_null() {
-        return;
+        return None;
     }
     let i = used.fetch_add(1, Relaxed);
     if i >= cap {
         used.store(cap, Relaxed);
         DROPPED.fetch_add(1, Relaxed);
-        return;
+        return None;
     }
     for (j, x) in v.iter().enumerate() {
         // SAFETY: entry i < cap of the mapping.
         unsafe { (*base.add(i * W + j)).store(*x, Relaxed) };
     }
+    Some(i)
 }
 
 /// Numbers one end of a point-to-point message on its channel; (channel, k, stride)
@@ -221,7 +227,34 @@ pub fn number(side: u64, me: i32, peer: i32, comm_id: u64, tag: i32) -> Option<(
     Some((channel, k, kept(channel, k)?))
 }
 
-/// Keeps one end of a numbered point-to-point message: `times` = start (post), wait, end.
+/// A side with the number of message ends its call completed together, for [`keep`]:
+/// a Waitall of an MPI_Irecv and an MPI_Isend, or an MPI_Sendrecv, is one call for two
+/// message ends, each of them sampled on its own channel; the reduction weighs each kept
+/// end by stride / together, so that the call's time is counted once
+/// (`reduce::waits`). At most 127; 0 reads as 1.
+#[inline(always)]
+pub fn side_of(side: u64, together: u64) -> u64 {
+    side | together.min(127) << 1
+}
+
+/// Records that the kept end at `index` (from [`keep`]) was one of `together` message
+/// ends its call completed (see [`side_of`]): known only once the call's completions are
+/// counted, after the end was kept.
+#[inline(always)]
+pub fn set_together(index: usize, together: u64) {
+    let base = P2P.load(Relaxed);
+    if base.is_null() || index >= P2P_CAP {
+        return;
+    }
+    // SAFETY: entry `index` < cap of the mapping, written by this thread's `keep`.
+    let meta = unsafe { &*base.add(index * P2P_WORDS + 6) };
+    let v = meta.load(Relaxed) & !(0x7f << 33);
+    meta.store(v | together.min(127) << 33, Relaxed);
+}
+
+/// Keeps one end of a numbered point-to-point message: `times` = start (post), wait, end;
+/// `side` from [`side_of`] where its call completed more than one. Returns where it was
+/// kept.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn keep(
@@ -232,7 +265,7 @@ pub fn keep(
     class: u8,
     bytes: u64,
     times: [u64; 3],
-) {
+) -> Option<usize> {
     let meta =
         stride | side << 32 | (class as u64) << 40 | (func as u64) << 48 | (mode as u64) << 56;
     push(
@@ -250,7 +283,7 @@ pub fn keep(
             peer as u64,
             crate::base::runtime::call_site() as u64,
         ] as P2p,
-    );
+    )
 }
 
 /// Keeps one end of a blocking point-to-point message if its number is kept.
@@ -266,9 +299,10 @@ pub fn p2p(
     class: u8,
     bytes: u64,
     times: [u64; 3],
+    together: u64,
 ) {
     if let Some(n) = number(side, me, peer, comm_id, tag) {
-        keep_blocking(n, side, peer, func, class, bytes, times);
+        keep_blocking(n, side_of(side, together), peer, func, class, bytes, times);
     }
 }
 
@@ -286,7 +320,7 @@ pub fn keep_blocking(
     let mode = crate::base::funcs::FUNC_MODES
         .get(func as usize)
         .map_or(0, |m| *m as u8);
-    keep(n, side, peer, (func, mode), class, bytes, times);
+    let _ = keep(n, side, peer, (func, mode), class, bytes, times);
 }
 
 /// Numbers a collective call on its communicator; (channel, k, stride) when it is kept.
@@ -317,7 +351,7 @@ pub fn keep_coll(
     bytes: u64,
     [entry, wait, exit]: [u64; 3],
 ) {
-    push(
+    let _ = push(
         &COLL,
         &COLL_USED,
         COLL_CAP,

@@ -17,6 +17,9 @@
  * pcoll_skew:    icoll_skew with one persistent MPI_Allreduce_init, each call an
  *                MPI_Start (MPI 4.0; exits 3 where mpi.h is older).
  * pingpong:      1000 round trips of 8 B between ranks 0 and 1.
+ * exchange_waitall, exchange_sendrecv: 400 exchanges of 1 KiB between ranks 0 and 1,
+ *                each an MPI_Irecv and an MPI_Isend completed by one MPI_Waitall, or one
+ *                MPI_Sendrecv (one call for two messages).
  * "Computes" is a busy loop on CLOCK_MONOTONIC; the collective cases on more than 2
  * ranks sleep through all but its last 0.3 ms, so that 4 ranks on 2 cores keep the
  * delay. Besides the nominal delay, the program prints the truth it measured itself on
@@ -259,6 +262,21 @@ int main(int argc, char **argv) {
       free(all);
     }
     free(w);
+  } else if (!strcmp(c, "exchange_waitall") || !strcmp(c, "exchange_sendrecv")) {
+    int peer = 1 - rank, waitall = !strcmp(c, "exchange_waitall");
+    char *in_buf = calloc(1, 1024);
+    for (int i = 0; i < 400 && rank < 2; i++) {
+      if (waitall) {
+        MPI_Request rq[2];
+        MPI_Irecv(in_buf, 1024, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &rq[0]);
+        MPI_Isend(buf, 1024, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &rq[1]);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+      } else {
+        MPI_Sendrecv(buf, 1024, MPI_BYTE, peer, 3, in_buf, 1024, MPI_BYTE, peer, 3,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      }
+    }
+    free(in_buf);
   } else if (!strcmp(c, "pingpong")) {
     /* Truth: the pong's time from rank 1's send to rank 0's receive returning. */
     for (int i = 0; i < 1000 && rank < 2; i++) {

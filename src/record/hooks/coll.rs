@@ -100,6 +100,7 @@ pub(crate) fn icollective(
 
 /// Follows a collective's request to its completion: a nonblocking one is active from
 /// its start; a persistent one from each MPI_Start.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn track(
     rc: c_int,

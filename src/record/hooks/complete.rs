@@ -13,6 +13,41 @@ use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
+/// The message ends one completion call completed, and where their kept samples went:
+/// each kept end then records how many ends its call completed (`samples::side_of`), so
+/// that the reduction counts the call's time once. A call that keeps more than
+/// `KEPT_MAX` ends (a wide stencil's first 64 exchanges, every end kept) leaves the rest
+/// counted as if alone.
+#[derive(Default)]
+pub(crate) struct Together {
+    ends: u64,
+    kept: [usize; KEPT_MAX],
+    n_kept: usize,
+}
+
+const KEPT_MAX: usize = 8;
+
+impl Together {
+    #[inline(always)]
+    fn kept(&mut self, index: Option<usize>) {
+        if let Some(i) = index {
+            if self.n_kept < KEPT_MAX {
+                self.kept[self.n_kept] = i;
+                self.n_kept += 1;
+            }
+        }
+    }
+    /// Marks the kept ends with the call's count of ends, once all are completed.
+    #[inline(always)]
+    fn finish(&self) {
+        if self.ends > 1 {
+            for &i in &self.kept[..self.n_kept] {
+                samples::set_together(i, self.ends);
+            }
+        }
+    }
+}
+
 /// One tracked request completed at `t_done` by the call `func` entered at `t_wait`; `st`
 /// is its status when visible (else null). Returns what it was, for attributing the
 /// completing call.
@@ -21,6 +56,7 @@ fn complete(
     bits: u64,
     st: *const MPI_Status,
     (func, t_wait, t_done): (u8, u64, u64),
+    together: &mut Together,
 ) -> Option<Info> {
     let info = requests::complete(bits)?;
     if !info.active {
@@ -56,15 +92,18 @@ fn complete(
         info.bytes,
         t_done.wrapping_sub(info.start_ticks),
     );
+    if !cancelled && info.mode != Mode::Collective && peer >= 0 {
+        together.ends += 1;
+    }
     if !cancelled {
-        sample_completed(
+        together.kept(sample_completed(
             &info,
             class,
             peer,
             st,
             [info.start_ticks, t_wait, t_done],
             func,
-        );
+        ));
     }
     Some(Info {
         class,
@@ -75,7 +114,7 @@ fn complete(
 
 /// The waits' sample (issue 25): a kept nonblocking message's end, timed from its start
 /// through the entry of the call that completed it to its completion; a wildcard
-/// receive is numbered here, from its status.
+/// receive is numbered here, from its status. Returns where a message end was kept.
 #[inline(always)]
 fn sample_completed(
     info: &Info,
@@ -84,7 +123,7 @@ fn sample_completed(
     st: *const MPI_Status,
     times: [u64; 3],
     func: u8,
-) {
+) -> Option<usize> {
     let s = info.sample;
     if info.mode == Mode::Collective {
         // A nonblocking collective's call (numbered at its start; a persistent one's at
@@ -93,7 +132,7 @@ fn sample_completed(
             let (f, comm_size) = Sample::coll_of_tag(s.tag);
             samples::keep_coll(n, f, comm_size, info.bytes, times);
         }
-        return;
+        return None;
     }
     let recv = matches!(info.mode, Mode::Irecv | Mode::Mrecv);
     let side = if recv { SIDE_RECV } else { SIDE_SEND };
@@ -105,7 +144,7 @@ fn sample_completed(
     };
     let numbered = if s.seq == Sample::AT_COMPLETION {
         if st.is_null() || peer < 0 {
-            return;
+            return None;
         }
         let tag = if s.tag == mpi::any_tag() {
             status_tag(st)
@@ -117,17 +156,15 @@ fn sample_completed(
     } else {
         s.get()
     };
-    if let Some(n) = numbered {
-        samples::keep(
-            n,
-            side,
-            peer,
-            (func, info.mode as u8),
-            class as u8,
-            info.bytes,
-            times,
-        );
-    }
+    samples::keep(
+        numbered?,
+        side,
+        peer,
+        (func, info.mode as u8),
+        class as u8,
+        info.bytes,
+        times,
+    )
 }
 
 /// Where the wait for the requests a completion call (entered at `t0`, `first` the bits
@@ -241,7 +278,7 @@ pub(crate) fn wait_one(
         let done = flag.is_null() || unsafe { *flag } != 0;
         let (since, polls) = polled_since(|| request, done, t0, t1);
         let info = if done && request != mpi::request_null().bits() {
-            complete(request, st, (func, since, t1))
+            complete(request, st, (func, since, t1), &mut Together::default())
         } else {
             None
         };
@@ -324,14 +361,19 @@ pub(crate) fn wait_all(
         let (since, polls) = polled_since(|| first_remembered(n), done, t0, t1);
         let (mut last, mut n_done) = (None, 0);
         if done {
+            let mut together = Together::default();
             for i in 0..count.max(0) as usize {
                 if let Some(bits) = remembered(i, n) {
-                    if let Some(info) = complete(bits, nth_status(statuses, i), (func, since, t1)) {
+                    let times = (func, since, t1);
+                    if let Some(info) =
+                        complete(bits, nth_status(statuses, i), times, &mut together)
+                    {
                         last = Some(info);
                         n_done += 1;
                     }
                 }
             }
+            together.finish();
         }
         record_completion_call(func, last, n_done, t1.wrapping_sub(t0), polls);
     });
@@ -368,7 +410,7 @@ pub(crate) fn wait_any(
         let mut info = None;
         if completed {
             if let Some(bits) = remembered(idx as usize, n) {
-                info = complete(bits, st, (func, since, t1));
+                info = complete(bits, st, (func, since, t1), &mut Together::default());
             }
         }
         record_one_completion(func, info, (t0, t1), polls);
@@ -408,15 +450,20 @@ pub(crate) fn wait_some(
             rc == mpi::success() && out != mpi::undefined() && out > 0 && !indices.is_null();
         let (since, polls) = polled_since(|| first_remembered(n), completed, t0, t1);
         if completed {
+            let mut together = Together::default();
             for j in 0..out as usize {
                 let i = unsafe { *indices.add(j) } - index_base;
                 if let Some(bits) = remembered(i.max(0) as usize, n) {
-                    if let Some(info) = complete(bits, nth_status(statuses, j), (func, since, t1)) {
+                    let times = (func, since, t1);
+                    if let Some(info) =
+                        complete(bits, nth_status(statuses, j), times, &mut together)
+                    {
                         last = Some(info);
                         n_done += 1;
                     }
                 }
             }
+            together.finish();
         }
         record_completion_call(func, last, n_done, t1.wrapping_sub(t0), polls);
     });

@@ -46,6 +46,15 @@ pub(crate) fn sendrecv(
         record(func, mode, class, send, send + recv, t1.wrapping_sub(t0));
         // The call is both a sending and a receiving call: its time counts on both.
         matrix::sent(peer, send, t1.wrapping_sub(t0));
+        let (rclass, rpeer) = if source >= 0 {
+            classify(comm, source)
+        } else {
+            (PeerClass::Unknown, -1)
+        };
+        // One call for both message ends, each sampled on its own channel: each kept
+        // end stands for half the call where both can be kept (`samples::side_of`).
+        let receives = source >= 0 && rc == mpi::success() && rpeer >= 0;
+        let together = u64::from(peer >= 0) + u64::from(receives);
         sample(
             SIDE_SEND,
             func,
@@ -55,11 +64,11 @@ pub(crate) fn sendrecv(
             tags.0,
             send,
             [t0, t0, t1],
+            together,
         );
         if source >= 0 {
-            let (rclass, rpeer) = classify(comm, source);
             matrix::recv_time(rpeer, t1.wrapping_sub(t0));
-            if rc == mpi::success() {
+            if receives {
                 sample(
                     SIDE_RECV,
                     func,
@@ -69,6 +78,7 @@ pub(crate) fn sendrecv(
                     tags.1,
                     recv,
                     [t0, t0, t1],
+                    together,
                 );
             }
         }

@@ -75,7 +75,17 @@ pub(crate) fn blocking_send(
         record(func, mode, class, size, size, ticks);
         matrix::sent(peer, size, ticks);
         burst(mode, class, peer, size, t0, t1);
-        sample(SIDE_SEND, func, class, comm, peer, tag, size, [t0, t0, t1]);
+        sample(
+            SIDE_SEND,
+            func,
+            class,
+            comm,
+            peer,
+            tag,
+            size,
+            [t0, t0, t1],
+            1,
+        );
     });
     rc
 }
@@ -93,6 +103,7 @@ pub(super) fn sample(
     tag: c_int,
     size: u64,
     times: [u64; 3],
+    together: u64,
 ) {
     if peer < 0 {
         return;
@@ -108,6 +119,7 @@ pub(super) fn sample(
             class as u8,
             size,
             times,
+            together,
         );
     }
 }
@@ -427,6 +439,7 @@ pub(crate) fn blocking_recv(
                 tag,
                 size,
                 [post, post, t1],
+                1,
             );
         }
     });
