@@ -55,31 +55,21 @@ pub(crate) fn sendrecv(
         // end stands for half the call where both can be kept (`samples::side_of`).
         let receives = source >= 0 && rc == mpi::success() && rpeer >= 0;
         let together = u64::from(peer >= 0) + u64::from(receives);
+        let times = [t0, t0, t1];
         sample(
             SIDE_SEND,
-            func,
-            class,
+            (func, class),
             comm,
-            peer,
-            tags.0,
+            (peer, tags.0),
             send,
-            [t0, t0, t1],
+            times,
             together,
         );
         if source >= 0 {
             matrix::recv_time(rpeer, t1.wrapping_sub(t0));
             if receives {
-                sample(
-                    SIDE_RECV,
-                    func,
-                    rclass,
-                    comm,
-                    rpeer,
-                    tags.1,
-                    recv,
-                    [t0, t0, t1],
-                    together,
-                );
+                let (what, to) = ((func, rclass), (rpeer, tags.1));
+                sample(SIDE_RECV, what, comm, to, recv, times, together);
             }
         }
     });

@@ -77,11 +77,9 @@ pub(crate) fn blocking_send(
         burst(mode, class, peer, size, t0, t1);
         sample(
             SIDE_SEND,
-            func,
-            class,
+            (func, class),
             comm,
-            peer,
-            tag,
+            (peer, tag),
             size,
             [t0, t0, t1],
             1,
@@ -92,15 +90,13 @@ pub(crate) fn blocking_send(
 
 /// One end of a blocking message for the waits' deterministic sample (issue 25):
 /// `times` = start (post), wait, end.
-#[allow(clippy::too_many_arguments)]
+/// `together`: the message ends its call completed (`samples::side_of`).
 #[inline(always)]
 pub(super) fn sample(
     side: u64,
-    func: u8,
-    class: PeerClass,
+    (func, class): (u8, PeerClass),
     comm: MPI_Comm,
-    peer: i32,
-    tag: c_int,
+    (peer, tag): (i32, c_int),
     size: u64,
     times: [u64; 3],
     together: u64,
@@ -430,17 +426,8 @@ pub(crate) fn blocking_recv(
         if rc == mpi::success() {
             let tag = if any_tag { status_tag(st) } else { tag };
             let post = probed_from(comm, peer, tag, t0);
-            sample(
-                SIDE_RECV,
-                func,
-                class,
-                comm,
-                peer,
-                tag,
-                size,
-                [post, post, t1],
-                1,
-            );
+            let times = [post, post, t1];
+            sample(SIDE_RECV, (func, class), comm, (peer, tag), size, times, 1);
         }
     });
     rc
