@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 /// `KEPT_MAX` ends (a wide stencil's first 64 exchanges, every end kept) leaves the rest
 /// counted as if alone.
 #[derive(Default)]
-pub(crate) struct Together {
+struct Together {
     ends: u64,
     kept: [usize; KEPT_MAX],
     n_kept: usize,
