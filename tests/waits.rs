@@ -753,11 +753,14 @@ fn passive_latency_of_small_messages_is_the_programs() {
 /// MPI_Waitall, or an MPI_Sendrecv): each message end is sampled on its own channel, and
 /// the sample must still count the call once. Its own estimate of the message calls'
 /// time (`sampled_estimate_ns`) then lies near their measured time. Counted per end, it
-/// was about twice that (the demo: 14.0 ms against 10.4), and every part's interval was
-/// widened by the difference. Within 30 %: the estimate is a sample's, and one slow call
-/// outside it moves it.
+/// was about twice that (the demo: 14.0 ms against 10.4; with the weighting taken out,
+/// 2.17× here), and every part's interval was widened by the difference. The median over
+/// the 8 (MPI, case, rank) estimates within 20 %: one estimate is a sample's, and one
+/// slow call outside the sample (a rank preempted for a millisecond, beside 0.1–0.5 ms of
+/// calls) moves it far (once outside 30 % in a local run).
 #[test]
 fn a_call_of_two_messages_is_sampled_once() {
+    let mut ratios = vec![];
     for mpi in BOTH {
         for case in ["exchange_waitall", "exchange_sendrecv"] {
             let name = format!("waits_{case}_{}", mpi.name());
@@ -771,12 +774,14 @@ fn a_call_of_two_messages_is_sampled_once() {
                     est / msg,
                     t.by_class_mode.iter().map(|g| g.calls_matched).sum::<u64>()
                 );
-                assert!(
-                    (est - msg).abs() <= 0.3 * msg,
-                    "{name}: rank {}: the sample's estimate {est:.0} ns against {msg:.0} ns",
-                    t.rank
-                );
+                ratios.push(est / msg);
             }
         }
     }
+    ratios.sort_by(f64::total_cmp);
+    let median = (ratios[3] + ratios[4]) / 2.0;
+    assert!(
+        ratios.len() == 8 && (median - 1.0).abs() <= 0.2,
+        "the sample's estimates over the measured times: median {median:.2} of {ratios:?}"
+    );
 }
