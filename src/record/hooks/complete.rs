@@ -56,7 +56,7 @@ fn complete(
     bits: u64,
     st: *const MPI_Status,
     (func, t_wait, t_done): (u8, u64, u64),
-    together: &mut Together,
+    together: Option<&mut Together>,
 ) -> Option<Info> {
     let info = requests::complete(bits)?;
     if !info.active {
@@ -92,18 +92,13 @@ fn complete(
         info.bytes,
         t_done.wrapping_sub(info.start_ticks),
     );
-    if !cancelled && info.mode != Mode::Collective && peer >= 0 {
-        together.ends += 1;
-    }
     if !cancelled {
-        together.kept(sample_completed(
-            &info,
-            class,
-            peer,
-            st,
-            [info.start_ticks, t_wait, t_done],
-            func,
-        ));
+        let times = [info.start_ticks, t_wait, t_done];
+        let kept = sample_completed(&info, class, peer, st, times, func);
+        if let Some(t) = together {
+            t.ends += u64::from(info.mode != Mode::Collective && peer >= 0);
+            t.kept(kept);
+        }
     }
     Some(Info {
         class,
@@ -278,7 +273,7 @@ pub(crate) fn wait_one(
         let done = flag.is_null() || unsafe { *flag } != 0;
         let (since, polls) = polled_since(|| request, done, t0, t1);
         let info = if done && request != mpi::request_null().bits() {
-            complete(request, st, (func, since, t1), &mut Together::default())
+            complete(request, st, (func, since, t1), None)
         } else {
             None
         };
@@ -366,7 +361,7 @@ pub(crate) fn wait_all(
                 if let Some(bits) = remembered(i, n) {
                     let times = (func, since, t1);
                     if let Some(info) =
-                        complete(bits, nth_status(statuses, i), times, &mut together)
+                        complete(bits, nth_status(statuses, i), times, Some(&mut together))
                     {
                         last = Some(info);
                         n_done += 1;
@@ -410,7 +405,7 @@ pub(crate) fn wait_any(
         let mut info = None;
         if completed {
             if let Some(bits) = remembered(idx as usize, n) {
-                info = complete(bits, st, (func, since, t1), &mut Together::default());
+                info = complete(bits, st, (func, since, t1), None);
             }
         }
         record_one_completion(func, info, (t0, t1), polls);
@@ -456,7 +451,7 @@ pub(crate) fn wait_some(
                 if let Some(bits) = remembered(i.max(0) as usize, n) {
                     let times = (func, since, t1);
                     if let Some(info) =
-                        complete(bits, nth_status(statuses, j), times, &mut together)
+                        complete(bits, nth_status(statuses, j), times, Some(&mut together))
                     {
                         last = Some(info);
                         n_done += 1;
