@@ -132,16 +132,7 @@ fn collective_finding(r: &Report, t: &TimeSplit) -> Option<Finding> {
     })
 }
 
-/// The time at stake a finding's interval establishes: its lower end (else the
-/// estimate). A wait the sample cannot tell from none ([0, 8 ms] around 0.7 ms, where
-/// one slow call escaped the sample) then ranks below a saving of 0.47 ms ± 0.02 that the
-/// calibration prices.
-fn established(f: &Finding) -> Option<f64> {
-    f.time_ns_ci.map(|[lo, _]| lo).or(f.time_ns)
-}
-
-/// The findings, ranked: those with a time at stake first, by the time their interval
-/// establishes (then by the estimate), largest first; at most five.
+/// The findings, ranked: those with a time at stake first, largest first; at most five.
 pub fn findings(r: &Report) -> Vec<Finding> {
     let mut v: Vec<Finding> = vec![];
     for t in &r.time_split {
@@ -221,23 +212,14 @@ pub fn findings(r: &Report) -> Vec<Finding> {
             action: "see the coverage line at the end of `loggp show`".into(),
         });
     }
-    v.sort_by(ranked);
-    v.truncate(5);
-    v
-}
-
-/// The findings' order (see [`findings`]).
-fn ranked(a: &Finding, b: &Finding) -> std::cmp::Ordering {
-    match (established(a), established(b)) {
-        (Some(x), Some(y)) => y.total_cmp(&x).then_with(|| {
-            b.time_ns
-                .unwrap_or(0.0)
-                .total_cmp(&a.time_ns.unwrap_or(0.0))
-        }),
+    v.sort_by(|a, b| match (a.time_ns, b.time_ns) {
+        (Some(x), Some(y)) => y.total_cmp(&x),
         (Some(_), None) => std::cmp::Ordering::Less,
         (None, Some(_)) => std::cmp::Ordering::Greater,
         (None, None) => std::cmp::Ordering::Equal,
-    }
+    });
+    v.truncate(5);
+    v
 }
 
 /// The findings as the first table of `show` and `html`.
@@ -259,38 +241,6 @@ pub fn table(r: &Report) -> Option<Table> {
             x.action.clone(),
         ]);
     }
-    t.note = Some(
-        "ranked by the time at stake that its interval establishes (its lower end), then by the estimate; the tables below hold the details"
-            .into(),
-    );
+    t.note = Some("ranked by the time at stake; the tables below hold the details".into());
     Some(t)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn f(title: &str, ns: f64, ci: Option<[f64; 2]>) -> Finding {
-        Finding {
-            title: title.into(),
-            time_ns: Some(ns),
-            time_ns_ci: ci,
-            evidence: String::new(),
-            action: String::new(),
-        }
-    }
-
-    /// The demo once put a late-sender wait of 725 µs [0, 8.0 ms] first, above an
-    /// eager-limit saving of 465 µs [449, 474]: the saving is established, the wait not.
-    #[test]
-    fn an_established_time_ranks_above_one_whose_interval_reaches_zero() {
-        let mut v = [
-            f("wait", 725e3, Some([0.0, 8.0e6])),
-            f("saving", 465e3, Some([449e3, 474e3])),
-            f("small wait", 100e3, Some([0.0, 200e3])),
-        ];
-        v.sort_by(ranked);
-        let order: Vec<&str> = v.iter().map(|x| x.title.as_str()).collect();
-        assert_eq!(order, ["saving", "wait", "small wait"]);
-    }
 }
