@@ -148,11 +148,7 @@ fn confirm_first_wait<T: Transport, C: Control>(
     reps: u64,
 ) -> Result<(), Stop> {
     let first_wait = |m: &ModeResult| {
-        let i = m.points.iter().rposition(|p| p.send_waits != Some(true));
-        match i {
-            None => (!m.points.is_empty()).then_some(0),
-            Some(i) => (i + 1 < m.points.len()).then_some(i + 1),
-        }
+        model::first_of_waiting_suffix(m.points.iter().map(|p| p.send_waits == Some(true)))
     };
     for _ in 0..4 {
         let Some(i) = first_wait(m) else {

@@ -27,8 +27,8 @@ pub mod ranges;
 pub use boot::{bootstrap, Boot, Quantities, GALL, LAT, OR, OS};
 pub use intervals::{interval_method, repeat_interval, z_of, METHOD};
 pub use ranges::{
-    eager_split, fit_set, gall_sigmas, gap_fit, line_fit, quantity_sigmas, segments, RangeParams,
-    SetFit, SetInput,
+    eager_split, first_of_waiting_suffix, fit_set, gall_sigmas, gap_fit, line_fit, quantity_sigmas,
+    segments, RangeParams, SetFit, SetInput,
 };
 
 #[cfg(test)]

@@ -16,12 +16,25 @@ use loggp_report::{Point, Range};
 /// bracket [256, 362], the schedule's 304 and 362 B) under vader's 4040 B limit, and the
 /// first-two-in-a-row rule put the limit at 303 B.
 pub fn eager_split(points: &[Point]) -> Option<usize> {
-    let waits = |p: &Point| p.send_waits_for_receiver == Some(true);
-    let eager_after = points.iter().rposition(|p| !waits(p));
-    match eager_after {
-        None if points.is_empty() => None,
+    first_of_waiting_suffix(
+        points
+            .iter()
+            .map(|p| p.send_waits_for_receiver == Some(true)),
+    )
+}
+
+/// The rule of `eager_split` over a sequence of "this size's send waited for a late
+/// receiver" flags in size order: the index from which every flag is true, `None` when
+/// the last is false or there is none. The calibration asks it of its own points (in
+/// ticks) before it re-probes the first waiting size, the model of the report's points.
+pub fn first_of_waiting_suffix(
+    mut waited: impl DoubleEndedIterator<Item = bool> + ExactSizeIterator,
+) -> Option<usize> {
+    let n = waited.len();
+    match waited.rposition(|w| !w) {
+        None if n == 0 => None,
         None => Some(0),
-        Some(i) if i + 1 < points.len() => Some(i + 1),
+        Some(i) if i + 1 < n => Some(i + 1),
         Some(_) => None,
     }
 }

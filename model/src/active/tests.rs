@@ -214,3 +214,32 @@ fn an_eager_size_that_read_waiting_does_not_move_the_eager_limit() {
     assert_eq!(at(&[false, true, false]), None);
     assert_eq!(at(&[]), None);
 }
+
+/// The calibration's re-probe and the model's split ask one rule: the same flags give the
+/// same index through `first_of_waiting_suffix` as through `eager_split`.
+#[test]
+fn the_calibration_and_the_model_find_the_same_first_waiting_size() {
+    for w in [
+        &[false, true, true, false, false, true, true][..],
+        &[true, false, true],
+        &[false],
+        &[true],
+    ] {
+        let pts: Vec<Point> = w
+            .iter()
+            .map(|&x| Point {
+                send_waits_for_receiver: Some(x),
+                ..Default::default()
+            })
+            .collect();
+        assert_eq!(
+            first_of_waiting_suffix(w.iter().copied()),
+            eager_split(&pts),
+            "{w:?}"
+        );
+    }
+    assert_eq!(
+        first_of_waiting_suffix([true, false, true].into_iter()),
+        Some(2)
+    );
+}

@@ -7,7 +7,8 @@
 //! (each sample weighted by its stride); that ratio times the measured duration of all
 //! calls of the kind is the estimate (a ratio estimator: Cochran, "Sampling Techniques",
 //! 1977, §6), with its standard error corrected for the finite population (0 when every
-//! message was kept).
+//! message was kept). Point to point, the ratio is taken per stratum of call duration
+//! and the strata summed (`strata`): the cells' histograms hold every call's duration.
 use crate::base::mpi::{self, MPI_Comm};
 use crate::record::samples::{self, Coll, P2p, P2P_WORDS, SIDE_RECV, SIDE_SEND};
 use loggp_report::bins::size_bin;
@@ -27,12 +28,18 @@ struct Split {
     mode: u8,
     /// A nonblocking collective's completion (its duration is the completing call's).
     nonblocking: bool,
+    /// The function of the call that waited (point to point: which calls' durations it
+    /// stands for, `strata`).
+    func: u8,
 }
 
 type TraceRaw = (u8, u8, f64, f64, u32, u64, u64, f64, f64);
 
 /// A wait's group: peer, late sender (else late receiver), function, size bin, call site.
 type WaitKey = (u32, bool, u8, u16, u64);
+
+/// One end of a wait group: its call's duration (ticks), function, and weighted wait.
+type WaitEnd = (f64, u8, f64);
 
 /// What a rank measured, before its exact call times scale it.
 #[derive(Default)]
@@ -50,7 +57,9 @@ pub(crate) struct Measured {
     sampled_collectives: u64,
     /// (latency ticks, the message's weight: its stride) per (class, size bin).
     latency: HashMap<(u8, u16), Vec<(f64, f64)>>,
-    largest: HashMap<WaitKey, (u64, f64)>,
+    /// Per wait group: the ends, and each end's (call duration, function, weighted wait)
+    /// in ticks, scaled by its stratum (`strata`).
+    largest: HashMap<WaitKey, (u64, Vec<WaitEnd>)>,
     /// Calls for the timeline: (side, function, entry, exit, peer, bytes, flow, arrival
     /// wait, the message's post), ns on rank 0's clock from the earliest sampled call
     /// (see `timeline_scale`).
@@ -290,6 +299,7 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
             dur: end - wait,
             class,
             mode: (s[6] >> 56) as u8,
+            func,
             ..Default::default()
         };
         if side == SIDE_RECV {
@@ -312,12 +322,13 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
                 .entry((s[7] as u32, kind_recv, func, size_bin(s[2]), s[8]))
                 .or_default();
             e.0 += 1;
-            e.1 += sp.w * wait_ticks;
+            e.1.push((sp.dur, func, sp.w * wait_ticks));
         }
         m.represented += stride;
         m.matched += 1;
         let e = calls.entry((s[4], s[5])).or_insert(Split {
             dur: sp.dur,
+            func,
             class: sp.class,
             mode: sp.mode,
             ..Default::default()
@@ -446,7 +457,9 @@ fn collectives(
 
 mod calls;
 mod split;
+mod strata;
 mod timeline;
 use calls::{is_collective, is_nonblocking_collective};
 pub(crate) use split::{collective_completions_ns, finish};
+pub(crate) use strata::Strata;
 use timeline::{flow_id, timeline_scale, TRACE_COLLECTIVES, TRACE_MESSAGES};

@@ -1,5 +1,6 @@
 //! The split of one rank's time from its matched samples (see the parent module).
 use super::calls::{is_collective, is_nonblocking_collective, MESSAGE_CALLS};
+use super::strata::{ratio_part, Strata, Stratified};
 use super::{Measured, Split};
 use crate::base::funcs;
 use loggp_report::bins::size_bin_range;
@@ -8,27 +9,14 @@ use loggp_report::{
     RankEntry, TimeSplit, TraceEvent, WaitEntry, Waits,
 };
 
-/// Ratio estimate of one part: (estimate, 95 % interval) of `total` × Σw·part / Σw·dur.
+/// Ratio estimate of one part: (estimate, 95 % interval) of `total` × Σw·part / Σw·dur
+/// (`strata::ratio_part`).
 fn ratio(total: f64, s: &[Split], part: impl Fn(&Split) -> [f64; 3]) -> (f64, Option<[f64; 2]>) {
-    let wd: f64 = s.iter().map(|x| x.w * x.dur).sum();
-    if s.is_empty() || wd <= 0.0 {
-        return (0.0, None);
+    let refs: Vec<&Split> = s.iter().collect();
+    match ratio_part(total, &refs, &part) {
+        Some(p) => (p.est, Some(p.interval((0.0, 0.0)))),
+        None => (0.0, None),
     }
-    let sum = |k: usize| s.iter().map(|x| x.w * part(x)[k]).sum::<f64>();
-    let r = sum(0) / wd;
-    let n = s.len() as f64;
-    let big_n: f64 = s.iter().map(|x| x.w).sum();
-    let fpc = (1.0 - n / big_n).max(0.0).sqrt();
-    let var: f64 = s
-        .iter()
-        .map(|x| (x.w * (part(x)[0] - r * x.dur)).powi(2))
-        .sum();
-    let se = var.sqrt() / wd * total * fpc;
-    let (lo, hi) = (sum(1) / wd * total, sum(2) / wd * total);
-    (
-        r * total,
-        Some([(lo.min(hi) - 1.96 * se).max(0.0), lo.max(hi) + 1.96 * se]),
-    )
 }
 
 /// A call's time less its waits: the cost, at the waits' estimate, then with the
@@ -47,11 +35,10 @@ fn widen(ci: Option<[f64; 2]>, by: f64) -> Option<[f64; 2]> {
     ci.map(|[a, b]| [(a - by).max(0.0), b + by])
 }
 
-/// The point-to-point split per (peer class, mode): each group's parts are ratio
-/// estimates over all the rank's samples with the other groups' parts set to nothing,
-/// so that the groups add up to the rank's figures; intervals widened by `unexplained`
-/// like the rank's.
-fn by_class_mode(msg: f64, s: &[Split], unexplained: f64) -> Vec<ClassModeSplit> {
+/// The point-to-point split per (peer class, mode): each group's parts are the same
+/// stratified estimates as the rank's with the other groups' parts set to nothing, so
+/// that the groups add up to the rank's figures; intervals widened like the rank's.
+fn by_class_mode(st: &Stratified, s: &[Split]) -> Vec<ClassModeSplit> {
     let mut groups: Vec<(u8, u8)> = s.iter().map(|x| (x.class, x.mode)).collect();
     groups.sort_unstable();
     groups.dedup();
@@ -60,12 +47,12 @@ fn by_class_mode(msg: f64, s: &[Split], unexplained: f64) -> Vec<ClassModeSplit>
         .map(|(class, mode)| {
             let mine = |x: &Split| x.class == class && x.mode == mode;
             let part = |f: &dyn Fn(&Split) -> [f64; 3]| {
-                ratio(msg, s, |x| if mine(x) { f(x) } else { [0.0; 3] })
+                st.estimate(&|x| if mine(x) { f(x) } else { [0.0; 3] })
             };
-            let (calls, calls_ci) = part(&|x| [x.dur; 3]);
-            let (ls, ls_ci) = part(&|x| x.ls);
-            let (lr, lr_ci) = part(&|x| x.lr);
-            let (cost, cost_ci) = part(&cost_part);
+            let (calls, message_calls_ns_ci) = part(&|x| [x.dur; 3]);
+            let (ls, late_sender_ns_ci) = part(&|x| x.ls);
+            let (lr, late_receiver_ns_ci) = part(&|x| x.lr);
+            let (cost, cost_ns_ci) = part(&cost_part);
             ClassModeSplit {
                 peer_class: PeerClass::from_u8(class),
                 mode: Mode::from_u8(mode),
@@ -74,10 +61,10 @@ fn by_class_mode(msg: f64, s: &[Split], unexplained: f64) -> Vec<ClassModeSplit>
                 cost_ns: cost,
                 late_sender_ns: ls,
                 late_receiver_ns: lr,
-                message_calls_ns_ci: widen(calls_ci, unexplained),
-                cost_ns_ci: widen(cost_ci, unexplained),
-                late_sender_ns_ci: widen(ls_ci, unexplained),
-                late_receiver_ns_ci: widen(lr_ci, unexplained),
+                message_calls_ns_ci,
+                cost_ns_ci,
+                late_sender_ns_ci,
+                late_receiver_ns_ci,
             }
         })
         .collect()
@@ -94,11 +81,12 @@ pub(crate) fn collective_completions_ns(cells: &[Cell]) -> f64 {
 }
 
 /// The split of this rank's time (its `ranks[]` entry holds every call's time;
-/// `completions_ns`: [`collective_completions_ns`]).
+/// `completions_ns`: [`collective_completions_ns`]; `strata`: the message calls' time by
+/// duration, from this rank's cells).
 pub(crate) fn finish(
     m: Measured,
     e: &RankEntry,
-    completions_ns: f64,
+    (completions_ns, strata): (f64, &Strata),
     ns: f64,
 ) -> (TimeSplit, Waits, Vec<PassiveLatency>) {
     let time_of = |pick: &dyn Fn(&str) -> bool| -> f64 {
@@ -113,12 +101,15 @@ pub(crate) fn finish(
     let msg = all_msg - nb;
     let blocking = time_of(&|f| is_collective(f));
     let col = blocking + nb;
-    let (ls, ls_ci) = ratio(msg, &m.p2p, |x| x.ls);
-    let (lr, lr_ci) = ratio(msg, &m.p2p, |x| x.lr);
+    // Point to point: post-stratified by call duration (`strata`).
+    let strata = strata.scaled_to(msg);
+    let st = Stratified::new(&strata, &m.p2p, ns);
+    let (ls, ls_ci) = st.estimate(&|x| x.ls);
+    let (lr, lr_ci) = st.estimate(&|x| x.lr);
     let (cost, cost_ci) = if m.p2p.is_empty() {
         (msg, None)
     } else {
-        ratio(msg, &m.p2p, cost_part)
+        st.estimate(&cost_part)
     };
     // Blocking and nonblocking collectives, each its own ratio estimate (their calls'
     // times are measured apart), then summed with their intervals.
@@ -161,14 +152,7 @@ pub(crate) fn finish(
             (total - est).abs()
         }
     };
-    // Point to point: against the estimate from every kept message end (matched or not).
-    let dp = if m.p2p.is_empty() {
-        0.0
-    } else {
-        (msg - m.sampled_ticks * ns).abs()
-    };
     let dc = unexplained(blocking, &kb) + unexplained(nb, &knb);
-    let (ls_ci, lr_ci, cost_ci) = (widen(ls_ci, dp), widen(lr_ci, dp), widen(cost_ci, dp));
     let (cw_ci, cc_ci) = (widen(cw_ci, dc), widen(cc_ci, dc));
     let split = TimeSplit {
         rank: e.rank,
@@ -193,7 +177,7 @@ pub(crate) fn finish(
         matched_collectives: m.coll.len() as u64,
         sampled_estimate_ns: m.sampled_ticks * ns,
         clock_uncertainty_ns: m.uncertainty_ticks * ns,
-        by_class_mode: by_class_mode(msg, &m.p2p, dp),
+        by_class_mode: by_class_mode(&st, &m.p2p),
     };
     // Per call: the weighted mean and its interval.
     let mean = |s: &[Split], part: &dyn Fn(&Split) -> [f64; 3]| -> (f64, Option<[f64; 2]>) {
@@ -245,13 +229,16 @@ pub(crate) fn finish(
             b.size_lo_bytes,
         ))
     });
-    // The largest waits, scaled like the split.
-    let wd: f64 = m.p2p.iter().map(|x| x.w * x.dur).sum();
-    let scale = if wd > 0.0 { msg / wd } else { 0.0 };
+    // The largest waits, each end scaled like the split's stratum of its call.
     let mut largest: Vec<(WaitEntry, u64)> = m
         .largest
         .iter()
-        .map(|(&(peer, recv, f, bin, site), &(n, w))| {
+        .map(|(&(peer, recv, f, bin, site), (n, ends))| {
+            let w: f64 = ends
+                .iter()
+                .map(|&(dur, func, w)| w * st.scale(dur, func))
+                .sum();
+            let n = *n;
             let (lo, hi) = size_bin_range(bin);
             let e = WaitEntry {
                 rank: e.rank,
@@ -261,7 +248,7 @@ pub(crate) fn finish(
                 size_lo_bytes: lo,
                 size_hi_bytes: hi,
                 messages_matched: n,
-                wait_ns: w * scale,
+                wait_ns: w,
                 ..Default::default()
             };
             (e, site)
@@ -366,4 +353,4 @@ pub(crate) fn finish(
     (split, waits, latency)
 }
 
-const METHOD: &str = "deterministic sample: on each channel (sender, receiver, communicator, tag) every message up to 64, then 32 per doubling of the count, the same on both ends by MPI's non-overtaking order (a nonblocking send, or receive with a named source and tag, numbered when started, a persistent one at each MPI_Start; a wildcard receive at completion from its status); collectives, blocking, nonblocking and persistent (numbered at the start, a persistent one at each MPI_Start, kept at completion), by their order on the communicator and function. Both ends matched on clocks aligned to rank 0's (`clocks`). Late sender: a receive, from the entry of the call that waits for it (MPI_Recv, the MPI_Wait* that completes an MPI_Irecv or a started persistent receive, the first of the MPI_Test* calls that polled for it, the MPI_Probe that found the message an MPI_Recv receives from the same source and tag, or the first of the MPI_Iprobe calls that polled for it, or the MPI_Mprobe whose message an MPI_Mrecv, or an MPI_Imrecv and the call that completes it, receives, or the first of the MPI_Improbe calls that polled for it), to the send's start; late receiver: a send still in progress when its receive was posted, from the entry of the call that waits for it to that post; a Wait completing several requests waits as long as its longest; a collective's arrival wait: from this rank's entry to the last member's (a nonblocking collective's: from the entry of the call that completed it, or of the first MPI_Test* that polled for it, to the last member's start); cost: the rest of the call. Each part is the matched samples' share of the sampled calls' duration (weighted by stride) times the measured time of all calls of the kind (blocking sends, receives, send-receives, MPI_Probe, MPI_Iprobe, MPI_Mprobe and MPI_Improbe with MPI_Mrecv, MPI_Wait* and MPI_Test*; blocking collectives, and the MPI_Wait* and MPI_Test* calls that each completed one nonblocking or persistent collective, with the MPI_Test* calls that polled it before, split as the sampled nonblocking ones); 95 % intervals from the sampling and the clocks' uncertainty. A polled request's or probe's span holds the program's work between the polls too: the waits' share of the span is taken as their share of the polls' time. Nonblocking and persistent starts (MPI_Imrecv's too) and blocking neighbourhood calls are in other_ns.";
+const METHOD: &str = "deterministic sample: on each channel (sender, receiver, communicator, tag) every message up to 64, then 32 per doubling of the count, the same on both ends by MPI's non-overtaking order (a nonblocking send, or receive with a named source and tag, numbered when started, a persistent one at each MPI_Start; a wildcard receive at completion from its status); collectives, blocking, nonblocking and persistent (numbered at the start, a persistent one at each MPI_Start, kept at completion), by their order on the communicator and function. Both ends matched on clocks aligned to rank 0's (`clocks`). Late sender: a receive, from the entry of the call that waits for it (MPI_Recv, the MPI_Wait* that completes an MPI_Irecv or a started persistent receive, the first of the MPI_Test* calls that polled for it, the MPI_Probe that found the message an MPI_Recv receives from the same source and tag, or the first of the MPI_Iprobe calls that polled for it, or the MPI_Mprobe whose message an MPI_Mrecv, or an MPI_Imrecv and the call that completes it, receives, or the first of the MPI_Improbe calls that polled for it), to the send's start; late receiver: a send still in progress when its receive was posted, from the entry of the call that waits for it to that post; a Wait completing several requests waits as long as its longest; a collective's arrival wait: from this rank's entry to the last member's (a nonblocking collective's: from the entry of the call that completed it, or of the first MPI_Test* that polled for it, to the last member's start); cost: the rest of the call. Each part is the matched samples' share of the sampled calls' duration (weighted by stride) times the measured time of all calls of the kind; point to point, post-stratified by call duration: per octave of ns, each stratum's measured time (from the cells' histograms) split by its own samples' shares, and the Test calls, probes and strata without samples by the remaining samples' shares, every interval widened by what those cannot attribute (blocking sends, receives, send-receives, MPI_Probe, MPI_Iprobe, MPI_Mprobe and MPI_Improbe with MPI_Mrecv, MPI_Wait* and MPI_Test*; blocking collectives, and the MPI_Wait* and MPI_Test* calls that each completed one nonblocking or persistent collective, with the MPI_Test* calls that polled it before, split as the sampled nonblocking ones); 95 % intervals from the sampling and the clocks' uncertainty. A polled request's or probe's span holds the program's work between the polls too: the waits' share of the span is taken as their share of the polls' time. Nonblocking and persistent starts (MPI_Imrecv's too) and blocking neighbourhood calls are in other_ns.";
