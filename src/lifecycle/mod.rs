@@ -119,12 +119,8 @@ fn local_fragment(j: &JobInfo, ns_per_tick: f64, measured: waits::Measured) -> R
     let polls = crate::record::hooks::complete::COLLECTIVE_POLL_TICKS
         .load(std::sync::atomic::Ordering::Relaxed);
     let completions_ns = waits::collective_completions_ns(&cells) + polls as f64 * ns_per_tick;
-    let (split, waits, passive_latency) = waits::finish(
-        measured,
-        &entry,
-        (completions_ns, &waits::Strata::of(&cells)),
-        ns_per_tick,
-    );
+    let (split, waits, passive_latency) =
+        waits::finish(measured, &entry, (completions_ns, &cells), ns_per_tick);
     let mut fragment = Report {
         time_split: vec![split],
         passive_latency,

@@ -461,5 +461,4 @@ mod strata;
 mod timeline;
 use calls::{is_collective, is_nonblocking_collective};
 pub(crate) use split::{collective_completions_ns, finish};
-pub(crate) use strata::Strata;
 use timeline::{flow_id, timeline_scale, TRACE_COLLECTIVES, TRACE_MESSAGES};

@@ -81,12 +81,12 @@ pub(crate) fn collective_completions_ns(cells: &[Cell]) -> f64 {
 }
 
 /// The split of this rank's time (its `ranks[]` entry holds every call's time;
-/// `completions_ns`: [`collective_completions_ns`]; `strata`: the message calls' time by
-/// duration, from this rank's cells).
+/// `completions_ns`: [`collective_completions_ns`]; `cells`: this rank's, whose
+/// histograms give the calls' time by duration, `strata`).
 pub(crate) fn finish(
     m: Measured,
     e: &RankEntry,
-    (completions_ns, strata): (f64, &Strata),
+    (completions_ns, cells): (f64, &[Cell]),
     ns: f64,
 ) -> (TimeSplit, Waits, Vec<PassiveLatency>) {
     let time_of = |pick: &dyn Fn(&str) -> bool| -> f64 {
@@ -102,7 +102,7 @@ pub(crate) fn finish(
     let blocking = time_of(&|f| is_collective(f));
     let col = blocking + nb;
     // Point to point: post-stratified by call duration (`strata`).
-    let strata = strata.scaled_to(msg);
+    let strata = Strata::of(cells).scaled_to(msg);
     let st = Stratified::new(&strata, &m.p2p, ns);
     let (ls, ls_ci) = st.estimate(&|x| x.ls);
     let (lr, lr_ci) = st.estimate(&|x| x.lr);
@@ -111,14 +111,25 @@ pub(crate) fn finish(
     } else {
         st.estimate(&cost_part)
     };
-    // Blocking and nonblocking collectives, each its own ratio estimate (their calls'
-    // times are measured apart), then summed with their intervals.
+    // Blocking and nonblocking collectives, each its own estimate (their calls' times
+    // are measured apart), then summed with their intervals: the blocking ones
+    // post-stratified by call duration like the messages, the nonblocking ones (whose
+    // completing calls' cells are the message calls') a ratio estimate.
     let (kb, knb): (Vec<Split>, Vec<Split>) = m.coll.iter().partition(|x| !x.nonblocking);
-    let part = |total: f64, s: &[Split], f: &dyn Fn(&Split) -> [f64; 3], none: f64| {
-        if s.is_empty() {
-            (none * total, None)
+    let coll_strata = Strata::of_collectives(cells).scaled_to(blocking);
+    let sb = Stratified::new(&coll_strata, &kb, ns);
+    let blocking_part = |f: &dyn Fn(&Split) -> [f64; 3], none: f64| {
+        if kb.is_empty() {
+            (none * blocking, None)
         } else {
-            ratio(total, s, f)
+            sb.estimate(f)
+        }
+    };
+    let nb_part = |f: &dyn Fn(&Split) -> [f64; 3], none: f64| {
+        if knb.is_empty() {
+            (none * nb, None)
+        } else {
+            ratio(nb, &knb, f)
         }
     };
     let add = |a: (f64, Option<[f64; 2]>), b: (f64, Option<[f64; 2]>)| {
@@ -130,16 +141,11 @@ pub(crate) fn finish(
         };
         (a.0 + b.0, ci)
     };
-    let (cw, cw_ci) = add(
-        part(blocking, &kb, &|x| x.ls, 0.0),
-        part(nb, &knb, &|x| x.ls, 0.0),
-    );
+    let (cw, cw_ci) = add(blocking_part(&|x| x.ls, 0.0), nb_part(&|x| x.ls, 0.0));
     // A collective's sample has no late-receiver part: its cost is the rest.
-    let (cc, cc_ci) = add(
-        part(blocking, &kb, &cost_part, 1.0),
-        part(nb, &knb, &cost_part, 1.0),
-    );
-    // What the sample cannot attribute: the difference between the calls' measured time
+    let (cc, cc_ci) = add(blocking_part(&cost_part, 1.0), nb_part(&cost_part, 1.0));
+    // Nonblocking collectives: what the sample cannot attribute, the difference between
+    // the calls' measured time
     // and the sample's own estimate of it (slow calls it did not keep, or kept ones that
     // stand for faster ones). Any part may hold it, so each part's interval is widened by
     // it: one call of 200 can take 100× the others, and the sampling error alone would
@@ -152,7 +158,7 @@ pub(crate) fn finish(
             (total - est).abs()
         }
     };
-    let dc = unexplained(blocking, &kb) + unexplained(nb, &knb);
+    let dc = unexplained(nb, &knb);
     let (cw_ci, cc_ci) = (widen(cw_ci, dc), widen(cc_ci, dc));
     let split = TimeSplit {
         rank: e.rank,

@@ -57,14 +57,24 @@ pub(crate) struct Strata {
 }
 
 impl Strata {
-    /// From this rank's cells (histograms in ns): each cell's exact time shared among
-    /// its histogram's octaves in proportion to count × the bucket's midpoint.
+    /// The message calls' strata, from this rank's cells.
     pub(crate) fn of(cells: &[Cell]) -> Strata {
+        Strata::picked(cells, |c| {
+            c.mode != Mode::Collective && super::calls::MESSAGE_CALLS.contains(&c.function.as_str())
+        })
+    }
+
+    /// The blocking collectives' strata, from this rank's cells.
+    pub(crate) fn of_collectives(cells: &[Cell]) -> Strata {
+        Strata::picked(cells, |c| super::calls::is_collective(&c.function))
+    }
+
+    /// From the cells `pick` takes (histograms in ns): each cell's exact time shared
+    /// among its histogram's octaves in proportion to count × the bucket's midpoint.
+    fn picked(cells: &[Cell], pick: impl Fn(&Cell) -> bool) -> Strata {
         let mut s = Strata::default();
         let mut by: std::collections::BTreeMap<i32, f64> = Default::default();
-        for c in cells.iter().filter(|c| {
-            c.mode != Mode::Collective && super::calls::MESSAGE_CALLS.contains(&c.function.as_str())
-        }) {
+        for c in cells.iter().filter(|c| pick(c)) {
             if SPANNING.contains(&c.function.as_str()) {
                 s.spanning_ns += c.time_ns;
                 continue;
