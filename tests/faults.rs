@@ -200,3 +200,30 @@ fn internal_fault_stops_profiling_not_the_job() {
         }
     }
 }
+
+/// The shim built for one MPI, preloaded into a program linked with the other: the two
+/// MPIs' handles differ (Open MPI's are pointers, MPICH's integers), so it cannot profile,
+/// nor pass the calls on faithfully. It says so at MPI_Init, before it touches anything,
+/// naming both MPIs (before, it crashed in its own set-up with no word of why). What the
+/// program does after is not held: its own calls through the shim may fail.
+#[test]
+fn a_shim_of_the_other_mpi_says_so_at_init() {
+    for (program_mpi, shim_mpi, built, theirs) in [
+        (Mpi::OpenMpi, Mpi::Mpich, "built for mpich", "Open MPI"),
+        (Mpi::Mpich, Mpi::OpenMpi, "built for openmpi", "MPICH"),
+    ] {
+        let dir = scratch(&format!("foreign_{}", program_mpi.name()));
+        let prog = compile(program_mpi, "init_only.c", &[]);
+        let mut r = Run::new(1, false)
+            .env("LD_PRELOAD", shim_mpi.shim().to_str().unwrap())
+            .env("LOGGP_REPORT", dir.join("r.json").to_str().unwrap());
+        r.timeout_s = 60;
+        let o = run(program_mpi, &r, &prog, &[], &dir);
+        let err = stderr(&o);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("loggp:") && l.contains(built))
+            .unwrap_or_else(|| panic!("{}: no word of the other MPI: {err}", program_mpi.name()));
+        assert!(line.contains(theirs), "{line}");
+    }
+}

@@ -252,3 +252,30 @@ fn rfc3339_now() -> String {
         rem % 60
     )
 }
+
+/// The MPI library the program runs on, where it is plainly not the one this shim was
+/// built for (`mpi::FLAVOR`): an Open MPI build preloaded into a program linked with
+/// MPICH (or one of its ABI family), or the reverse. The handles of the two differ (Open
+/// MPI's are pointers, MPICH's integers), so the shim can neither profile nor pass the
+/// program's calls on faithfully; it says so before anything else (a mismatched preload
+/// crashed in the shim's own set-up at MPI_Init: LAMMPS from Debian, linked with Open
+/// MPI, run under MPICH's mpirun with the MPICH build). MPI_Get_library_version may be
+/// called before MPI_Init (MPI 4.0 §9.1.1); the buffer holds the larger of the two
+/// libraries' MPI_MAX_LIBRARY_VERSION_STRING (MPICH's 8192).
+pub fn foreign_mpi() -> Option<String> {
+    let mut lib = vec![0u8; 8192 + 1];
+    let mut len: c_int = 0;
+    // SAFETY: the buffer holds MPI_MAX_LIBRARY_VERSION_STRING of either library.
+    unsafe { mpi::PMPI_Get_library_version(lib.as_mut_ptr() as *mut c_char, &mut len) };
+    let text = cstr(&lib);
+    let first = text.lines().next().unwrap_or("").trim().to_string();
+    let open_mpi = text.contains("Open MPI");
+    let mpich_family = ["MPICH", "Intel(R) MPI", "MVAPICH"]
+        .iter()
+        .any(|k| text.contains(k));
+    let foreign = match mpi::FLAVOR {
+        "openmpi" => mpich_family && !open_mpi,
+        _ => open_mpi,
+    };
+    foreign.then_some(first)
+}

@@ -39,6 +39,13 @@ pub fn on_init(
     if settings::get().disable {
         return call();
     }
+    if let Some(theirs) = identity::foreign_mpi() {
+        fault(&format!(
+            "this libloggp.so is built for {}, but the program runs on another MPI ({theirs}); preload the build for that MPI (scripts/build.sh makes target/shim/openmpi/ and target/shim/mpich/); the program's own MPI calls may fail, as the two MPIs' handles differ",
+            mpi::FLAVOR
+        ));
+        return call();
+    }
     // The job's wall time starts here, so that MPI_Init's own time, which counts as time
     // in MPI, lies within it.
     let entered_ns = clock::monotonic_raw_ns();
