@@ -111,7 +111,19 @@ fn interval(x: f64, [lo, hi]: [f64; 2], scale: f64, digits: usize) -> String {
     }
 }
 
+/// The unit a duration of `ns` is printed in: (ns per unit, name).
+fn unit_of(ns: f64) -> (f64, &'static str) {
+    match ns.abs() {
+        a if a >= 1e9 => (1e9, "s"),
+        a if a >= 1e6 => (1e6, "ms"),
+        a if a >= 1e3 => (1e3, "µs"),
+        _ => (1.0, "ns"),
+    }
+}
+
 /// A value with its interval, `61 ns ±4` or `180 ns +308 −25`, in the value's unit;
+/// where the interval reaches 10^4 of the value's unit, its bounds in their own units,
+/// `315.18 µs [0 ns, 33.69 ms]` (not `+33378.17 −315.18`, nor `0 ns +68540285 −0`);
 /// a value without an interval is printed as it is.
 pub fn fmt_ns_ci(v: Option<f64>, ci: Option<[f64; 2]>) -> String {
     let Some(x) = v.filter(|x| x.is_finite()) else {
@@ -120,12 +132,15 @@ pub fn fmt_ns_ci(v: Option<f64>, ci: Option<[f64; 2]>) -> String {
     let Some(ci) = ci else {
         return fmt_ns(v);
     };
-    let (scale, unit) = match x.abs() {
-        a if a >= 1e9 => (1e9, "s"),
-        a if a >= 1e6 => (1e6, "ms"),
-        a if a >= 1e3 => (1e3, "µs"),
-        _ => (1.0, "ns"),
-    };
+    let (scale, unit) = unit_of(x);
+    if ci[1] / scale >= 1e4 {
+        return format!(
+            "{} [{}, {}]",
+            fmt_ns(Some(x)),
+            fmt_ns(Some(ci[0])),
+            fmt_ns(Some(ci[1]))
+        );
+    }
     let digits = if scale == 1.0 { 0 } else { 2 };
     format!(
         "{:.*} {unit} {}",
@@ -177,5 +192,28 @@ mod tests {
         assert!(s.contains("  1..4040        <5 ns\n"), "{s}");
         assert!(t.html().contains("<td>&lt;5 ns</td>"));
         assert_eq!(fmt_ns(Some(f64::NAN)), "—");
+    }
+
+    /// An interval that reaches 10^4 of its value's unit is printed in its own units;
+    /// a narrower one keeps the `±` or `+up −down` form.
+    #[test]
+    fn an_interval_far_above_its_value_keeps_its_own_units() {
+        assert_eq!(
+            fmt_ns_ci(Some(0.0), Some([0.0, 68_540_285.0])),
+            "0 ns [0 ns, 68.54 ms]"
+        );
+        assert_eq!(
+            fmt_ns_ci(Some(315_180.0), Some([0.0, 33_693_350.0])),
+            "315.18 µs [0 ns, 33.69 ms]"
+        );
+        assert_eq!(fmt_ns_ci(Some(61.0), Some([57.0, 65.0])), "61 ns ±4");
+        assert_eq!(
+            fmt_ns_ci(Some(381.0), Some([0.0, 3272.0])),
+            "381 ns +2891 −381"
+        );
+        assert_eq!(
+            fmt_ns_ci(Some(180.0), Some([155.0, 488.0])),
+            "180 ns +308 −25"
+        );
     }
 }
