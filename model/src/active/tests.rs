@@ -194,20 +194,21 @@ fn a_gap_on_its_bound_in_every_resample_is_null_with_a_note() {
     }
 }
 
+/// Points whose sends did or did not wait for a late receiver, in size order.
+fn waiting(w: &[bool]) -> Vec<Point> {
+    w.iter()
+        .map(|&x| Point {
+            send_waits_for_receiver: Some(x),
+            ..Default::default()
+        })
+        .collect()
+}
+
 /// The eager limit is where the sends start waiting for good: an eager size read as
 /// waiting (a send preempted during the call) before it does not move the limit there.
 #[test]
 fn an_eager_size_that_read_waiting_does_not_move_the_eager_limit() {
-    let at = |w: &[bool]| {
-        let pts: Vec<Point> = w
-            .iter()
-            .map(|&x| Point {
-                send_waits_for_receiver: Some(x),
-                ..Default::default()
-            })
-            .collect();
-        eager_split(&pts)
-    };
+    let at = |w: &[bool]| eager_split(&waiting(w));
     assert_eq!(at(&[false, true, true, false, false, true, true]), Some(5));
     assert_eq!(at(&[false, false, false, true]), Some(3));
     assert_eq!(at(&[true, true]), Some(0));
@@ -225,16 +226,9 @@ fn the_calibration_and_the_model_find_the_same_first_waiting_size() {
         &[false],
         &[true],
     ] {
-        let pts: Vec<Point> = w
-            .iter()
-            .map(|&x| Point {
-                send_waits_for_receiver: Some(x),
-                ..Default::default()
-            })
-            .collect();
         assert_eq!(
             first_of_waiting_suffix(w.iter().copied()),
-            eager_split(&pts),
+            eager_split(&waiting(w)),
             "{w:?}"
         );
     }
