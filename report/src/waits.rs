@@ -63,6 +63,10 @@ pub struct TimeSplit {
     /// several once): the sample's own estimate of `message_calls_ns`, a check of the
     /// scaling.
     pub sampled_estimate_ns: f64,
+    /// The message calls' time in the durations (octaves of ns) no kept sample fell in:
+    /// the split is post-stratified by call duration, and of these calls nothing is
+    /// known, so any point-to-point part may hold any of it; its intervals allow that.
+    pub unsampled_ns: f64,
     /// This rank's clock uncertainty against rank 0's (0 when it shares the counter).
     pub clock_uncertainty_ns: f64,
     /// The point-to-point part (`message_calls_ns`, cost and the two waits) per (peer

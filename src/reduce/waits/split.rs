@@ -182,6 +182,7 @@ pub(crate) fn finish(
         sampled_collectives: m.sampled_collectives,
         matched_collectives: m.coll.len() as u64,
         sampled_estimate_ns: m.sampled_ticks * ns,
+        unsampled_ns: st.unsampled_ns,
         clock_uncertainty_ns: m.uncertainty_ticks * ns,
         by_class_mode: by_class_mode(&st, &m.p2p),
     };

@@ -70,8 +70,22 @@ pub fn split_table(r: &Report) -> Option<Table> {
     let sampled: u64 = r.time_split.iter().map(|s| s.sampled_messages).sum();
     let matched: u64 = r.time_split.iter().map(|s| s.matched_messages).sum();
     let w = &r.waits;
+    let unsampled: Vec<String> = r
+        .time_split
+        .iter()
+        .filter(|s| s.unsampled_ns > 0.0)
+        .map(|s| format!("rank {} {}", s.rank, fmt_ns(Some(s.unsampled_ns))))
+        .collect();
+    let unsampled = if unsampled.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; message calls of durations no sample met (any part may hold them, and the intervals allow it): {}",
+            unsampled.join(", ")
+        )
+    };
     t.note = Some(format!(
-        "blocking sends, receives (MPI_Probe, MPI_Mprobe and polled MPI_Iprobe or MPI_Improbe with their receives too), the Wait and Test calls that complete nonblocking and persistent messages, and collectives are split from {matched} of {sampled} sampled message ends matched with the other end ({} pairs dropped as inconsistent, {} samples lost to the full buffer); other = MPI_Init/Finalize (with loggp's calibration), nonblocking and persistent starts, and MPI_Imrecv. Method: {}",
+        "blocking sends, receives (MPI_Probe, MPI_Mprobe and polled MPI_Iprobe or MPI_Improbe with their receives too), the Wait and Test calls that complete nonblocking and persistent messages, and collectives are split from {matched} of {sampled} sampled message ends matched with the other end ({} pairs dropped as inconsistent, {} samples lost to the full buffer){unsampled}; other = MPI_Init/Finalize (with loggp's calibration), nonblocking and persistent starts, and MPI_Imrecv. Method: {}",
         w.pairs_inconsistent, w.samples_dropped, w.method
     ));
     Some(t)
