@@ -7,6 +7,8 @@
  *                source with any tag, MPI_Get_count, MPI_Mrecv.
  * late_sender_imrecv: the same with MPI_Imrecv and MPI_Wait in place of MPI_Mrecv.
  * late_receiver: rank 0 sends 200 x 64 KiB; rank 1 computes D before each receive.
+ * late_receiver_rare: rank 0 sends 3000 x 64 KiB; rank 1 computes D before every
+ *                100th receive only (a rare long wait among many short calls).
  * coll_skew:     rank k enters each of 100 MPI_Allreduce (8 B) k*D late.
  * coll_even:     the same 100 MPI_Allreduce, every rank on time.
  * icoll_skew:    rank k computes k*D, starts MPI_Iallreduce (8 B) and waits for it at
@@ -66,11 +68,12 @@ int main(int argc, char **argv) {
   double d = (argc > 2 ? atof(argv[2]) : 2.0) * 1e6;
   char *buf = calloc(1, BYTES);
   /* Per call: entry and exit (ns) on this rank. */
-  double *in = calloc(1000, sizeof(double)), *out = calloc(1000, sizeof(double));
+  double *in = calloc(3000, sizeof(double)), *out = calloc(3000, sizeof(double));
   int calls = 0;
   MPI_Barrier(MPI_COMM_WORLD);
-  if (!strncmp(c, "late_sender", 11) || !strcmp(c, "late_receiver")) {
+  if (!strncmp(c, "late_sender", 11) || !strncmp(c, "late_receiver", 13)) {
     int late_send = !strncmp(c, "late_sender", 11);
+    int rare = !strcmp(c, "late_receiver_rare"), n_calls = rare ? 3000 : N;
     /* late_sender_nb: MPI_Irecv and MPI_Isend, each completed by MPI_Wait;
      * late_sender_any: the same receive from MPI_ANY_SOURCE with MPI_ANY_TAG. */
     /* late_sender_test, late_sender_testany: the receive polled with MPI_Test, or with
@@ -98,11 +101,11 @@ int main(int argc, char **argv) {
       else
         MPI_Recv_init(buf, BYTES, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &prq);
     }
-    for (int i = 0; i < N && rank < 2; i++) {
+    for (int i = 0; i < n_calls && rank < 2; i++) {
       int sender = late_send ? rank == 1 : rank == 0;
       MPI_Request rq;
       MPI_Status st;
-      if (rank == 1) compute(d, 0);
+      if (rank == 1 && (!rare || i % 100 == 99)) compute(d, 0);
       if (persistent && !sender) MPI_Start(&prq);
       if (nb && !sender)
         MPI_Irecv(buf, BYTES, MPI_BYTE, any ? MPI_ANY_SOURCE : 1 - rank, any ? MPI_ANY_TAG : 7,
@@ -160,14 +163,14 @@ int main(int argc, char **argv) {
       out[i] = now_ns();
     }
     if (prq != MPI_REQUEST_NULL) MPI_Request_free(&prq);
-    calls = N;
+    calls = n_calls;
     /* Truth on rank 0: the wait of each of its calls for rank 1's matching call. */
-    double other[N];
-    if (rank == 1) MPI_Send(in, N, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD);
+    double *other = calloc(n_calls, sizeof(double));
+    if (rank == 1) MPI_Send(in, n_calls, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD);
     if (rank == 0) {
-      MPI_Recv(other, N, MPI_DOUBLE, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(other, n_calls, MPI_DOUBLE, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       double wait = 0, cost = 0;
-      for (int i = 0; i < N; i++) {
+      for (int i = 0; i < n_calls; i++) {
         double w = other[i] - in[i];
         if (w > out[i] - in[i]) w = out[i] - in[i];
         if (w > 0) wait += w;
@@ -185,6 +188,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < N; i++) printf("TRUTH one_way_ns %.0f\n", other[i]);
       }
     }
+    free(other);
   } else if (!strcmp(c, "coll_skew") || !strcmp(c, "coll_even")) {
     double x = rank, y;
     int skew = !strcmp(c, "coll_skew");
