@@ -132,7 +132,7 @@ pub struct ThreadState {
     /// The thread's stats slot index + 1 (0 = not claimed yet, usize::MAX = none left).
     pub slot_index: Cell<usize>,
     /// The address of the thread's in-progress record in its slot (0 until its first
-    /// call), see `record::stats::InProgress`.
+    /// call), see `record::progress::InProgress`.
     pub current: Cell<usize>,
     /// The thread's last blocking MPI_Probe that found a message: communicator handle,
     /// the message's source (world rank, low half) and tag (high half), and the probe's

@@ -76,6 +76,7 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ticks: u64, entered_ns: u
         }
     };
     let job = JOB.get_or_init(|| job);
+    requests::set_concurrent(level == crate::base::mpi::thread_multiple());
     // The matrix before the calibration, whose own messages it counts apart.
     // Not mapped: the report's `matrix` section says so.
     let _ = matrix::setup(

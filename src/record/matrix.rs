@@ -12,6 +12,7 @@
 //! Only messages the application passes through the intercepted point-to-point calls
 //! are here. The messages a collective makes run beneath PMPI and are not.
 use crate::record::stats::slot_index;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
 
 /// Counters per (slot, peer): messages sent, bytes sent, ticks in sending calls, ticks
@@ -95,21 +96,22 @@ pub fn own_row(peer: i32) -> Option<&'static [AtomicU64]> {
     row(peer).and_then(|(r, shared)| (!shared).then_some(r))
 }
 
-/// [`sent`] through a row from [`own_row`].
+/// Whether this send is the one LOGGP_INJECT_FAULT=hide_send leaves out (true once).
 #[inline(always)]
-pub fn sent_in(row: &[AtomicU64], bytes: u64, ticks: u64) {
-    if HIDE_NEXT_SEND.load(Relaxed) && HIDE_NEXT_SEND.swap(false, Relaxed) {
-        return;
-    }
-    add(row, false, MESSAGES, 1);
-    add(row, false, BYTES, bytes);
-    add(row, false, SEND_TICKS, ticks);
+pub fn hide_this_send() -> bool {
+    HIDE_NEXT_SEND.load(Relaxed) && HIDE_NEXT_SEND.swap(false, Relaxed)
 }
 
-/// [`recv_time`] through a row from [`own_row`].
-#[inline(always)]
-pub fn recv_time_in(row: &[AtomicU64], ticks: u64) {
-    add(row, false, RECV_TICKS, ticks);
+/// Calls held by a memo entry (`record::memo`), added to a row from [`own_row`]: as
+/// `calls` messages sent (`sends`), or as time receiving.
+pub fn add_held(row: &[AtomicU64], sends: bool, calls: u64, bytes: u64, ticks: u64) {
+    if sends {
+        add(row, false, MESSAGES, calls);
+        add(row, false, BYTES, bytes);
+        add(row, false, SEND_TICKS, ticks);
+    } else {
+        add(row, false, RECV_TICKS, ticks);
+    }
 }
 
 /// A message a persistent request started (MPI_Start, MPI_Startall): counted as any
@@ -151,8 +153,10 @@ pub struct PeerTotals {
     pub persistent_bytes: u64,
 }
 
-/// Per peer with anything recorded, summed over the slots.
-pub fn totals() -> Vec<PeerTotals> {
+/// Per peer with anything recorded, summed over the slots, with what memo entries still
+/// hold for a row (`record::memo::held`: messages, bytes, send ticks, receive ticks, by
+/// the row's address).
+pub fn totals(held: &HashMap<usize, [u64; 4]>) -> Vec<PeerTotals> {
     let base = BASE.load(Acquire);
     if base.is_null() {
         return Vec::new();
@@ -170,6 +174,11 @@ pub fn totals() -> Vec<PeerTotals> {
             };
             for (acc, w) in t.iter_mut().zip(p) {
                 *acc = acc.wrapping_add(w.load(Relaxed));
+            }
+            if let Some(h) = held.get(&(p.as_ptr() as usize)) {
+                for (acc, v) in t[..4].iter_mut().zip(h) {
+                    *acc = acc.wrapping_add(*v);
+                }
             }
         }
         if t.iter().any(|&v| v != 0) {

@@ -1,12 +1,13 @@
 //! The hot path: what each intercepted call records (`hooks`), into fixed-size per-thread
 //! statistics (`stats`) and the per-peer communication matrix (`matrix`), with the live
 //! requests (`requests`), the call sites (`sites`), the rank translation of
-//! communicators (`peers`) and each thread's memory of its recent calls (`memo`).
+//! communicators (`peers`), the call each thread is in (`progress`) and each thread's memory of its recent calls (`memo`).
 //! No lock, allocation, syscall or environment read here.
 pub mod hooks;
 pub mod matrix;
 pub mod memo;
 pub mod peers;
+pub mod progress;
 pub mod requests;
 pub mod samples;
 pub mod sites;

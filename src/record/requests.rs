@@ -8,10 +8,21 @@
 //! compare-and-swap on the key and released with a store; lookups probe at most `WINDOW`
 //! slots from the handle's home, so a miss (a request from a collective or from MPI-IO)
 //! costs a bounded scan. A full window leaves the request untracked, counted in the report.
+//! Below MPI_THREAD_MULTIPLE no two threads are in MPI at once (MPI 4.0 §11.6), so the
+//! claim is a plain load and store, without the compare-and-swap's locked instruction.
 use loggp_report::{Mode, PeerClass};
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
 
 const WINDOW: usize = 16;
+
+/// Whether two threads may be in MPI at once (MPI_THREAD_MULTIPLE, or not known yet).
+static CONCURRENT: AtomicBool = AtomicBool::new(true);
+
+/// The thread level MPI provided: below MPI_THREAD_MULTIPLE, claims need no locked
+/// instruction.
+pub fn set_concurrent(concurrent: bool) {
+    CONCURRENT.store(concurrent, Relaxed);
+}
 
 /// What the shim knows about a request.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -198,9 +209,18 @@ pub fn insert(bits: u64, info: Info) -> bool {
     };
     let key = key_of(bits, info.message);
     let h = home(key, mask);
+    let concurrent = CONCURRENT.load(Relaxed);
     for i in 0..WINDOW {
         let e = &t[(h + i) & mask];
-        if e.key.load(Relaxed) == 0 && e.key.compare_exchange(0, key, Acquire, Relaxed).is_ok() {
+        if e.key.load(Relaxed) != 0 {
+            continue;
+        }
+        if !concurrent {
+            e.key.store(key, Relaxed);
+            e.store(&info);
+            return true;
+        }
+        if e.key.compare_exchange(0, key, Acquire, Relaxed).is_ok() {
             e.store(&info);
             return true;
         }

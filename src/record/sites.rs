@@ -9,6 +9,7 @@
 //! `dropped` (its function's totals stay exact in `ranks[].calls`). Nothing is
 //! symbolized in the job: the report carries addresses relative to their object, and
 //! `loggp` resolves them offline.
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
 
 /// Distinct (function, call site) pairs a thread can hold.
@@ -56,6 +57,13 @@ impl Site {
         bump(&self.bytes, bytes);
         bump(&self.ticks, ticks);
     }
+
+    /// `calls` more calls, held until now by a memo entry (`record::memo`).
+    pub fn add_calls(&self, calls: u64, bytes: u64, ticks: u64) {
+        bump(&self.count, calls);
+        bump(&self.bytes, bytes);
+        bump(&self.ticks, ticks);
+    }
 }
 
 /// One call of `func` from `site` by the thread of `slot` (None: a thread without one).
@@ -97,8 +105,10 @@ pub fn entry(slot: Option<usize>, func: u8, site: usize) -> Option<&'static Site
 /// ticks.
 pub type SiteTotals = (u8, usize, u64, u64, u64);
 
-/// Every (function, call site) over the slots, and the calls dropped.
-pub fn totals(slots_used: usize) -> (Vec<SiteTotals>, u64) {
+/// Every (function, call site) over the slots, with what memo entries still hold for an
+/// entry (`record::memo::held`: calls, bytes, ticks, by the entry's address), and the
+/// calls dropped.
+pub fn totals(slots_used: usize, held: &HashMap<usize, [u64; 3]>) -> (Vec<SiteTotals>, u64) {
     let base = BASE.load(Acquire);
     let mut out = Vec::new();
     if !base.is_null() {
@@ -107,12 +117,14 @@ pub fn totals(slots_used: usize) -> (Vec<SiteTotals>, u64) {
             let s = unsafe { &*base.add(i) };
             let k = s.key.load(Acquire);
             if k != 0 {
+                let h = held.get(&(s as *const Site as usize)).copied();
+                let [hc, hb, ht] = h.unwrap_or_default();
                 out.push((
                     ((k >> 56) - 1) as u8,
                     (k & ((1 << 56) - 1)) as usize,
-                    s.count.load(Relaxed),
-                    s.bytes.load(Relaxed),
-                    s.ticks.load(Relaxed),
+                    s.count.load(Relaxed) + hc,
+                    s.bytes.load(Relaxed) + hb,
+                    s.ticks.load(Relaxed) + ht,
                 ));
             }
         }

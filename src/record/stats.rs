@@ -119,6 +119,38 @@ impl StatCell {
         let h = &self.hist[hist_index(ticks)];
         h.store(h.load(Relaxed).saturating_add(1), Relaxed);
     }
+
+    /// A call's duration in the histogram only: the rest of its record is held by the
+    /// thread's memo entry until [`StatCell::add_held`] (`record::memo`).
+    #[inline(always)]
+    pub fn add_to_histogram(&self, ticks: u64) {
+        let h = &self.hist[hist_index(ticks)];
+        h.store(h.load(Relaxed).saturating_add(1), Relaxed);
+    }
+
+    /// Calls whose durations are already in the histogram: their count, bytes, ticks and
+    /// smallest duration + 1 (0: none), from a memo entry.
+    pub fn add_held(&self, calls: u64, bytes: u64, ticks: u64, min_ticks_plus1: u64) {
+        bump(&self.count, calls);
+        bump(&self.bytes, bytes);
+        bump(&self.ticks, ticks);
+        let m = self.min_ticks_plus1.load(Relaxed);
+        if min_ticks_plus1 != 0 && (m == 0 || min_ticks_plus1 < m) {
+            self.min_ticks_plus1.store(min_ticks_plus1, Relaxed);
+        }
+    }
+
+    /// Calls of `size` bytes will be recorded here (through a memo entry, whose size is
+    /// fixed): the cell's smallest and largest sizes, once.
+    pub fn note_size(&self, size: u64) {
+        let s = self.min_size_plus1.load(Relaxed);
+        if s == 0 || size + 1 < s {
+            self.min_size_plus1.store(size + 1, Relaxed);
+        }
+        if size > self.max_size.load(Relaxed) {
+            self.max_size.store(size, Relaxed);
+        }
+    }
 }
 
 /// The cell of this thread's slot that records of a point-to-point call of `func` in
@@ -166,74 +198,8 @@ pub struct SlotHeader {
     /// only if no other intercepted call came between them.
     pub seq: StdCell<u64>,
     /// The intercepted call this thread is in, for the interim reports of a hung job:
-    /// function id + 1 (0: none), what it waits on ([`InProgress`]), bytes, start ticks.
+    /// function id + 1 (0: none), what it waits on (`progress::InProgress`), bytes, start ticks.
     pub current: [AtomicU64; 4],
-}
-
-/// Bit 63 of `current[1]`: the rest is a request handle, not a peer.
-pub const CURRENT_REQUEST: u64 = 1 << 63;
-
-/// The slot's record of the call in progress. Written by its own thread around the PMPI_
-/// call (three stores and one at the end, no read-modify-write), read by the writer
-/// thread for interim reports.
-pub struct InProgress(*const [AtomicU64; 4]);
-
-impl InProgress {
-    /// `what`: peer world rank + 1 (0: any or unknown), or a request's bits with
-    /// [`CURRENT_REQUEST`]. None when the thread has no slot.
-    #[inline(always)]
-    pub fn begin(what: u64, bytes: u64) -> Option<InProgress> {
-        // One thread-local read on the hot path; the slot lookup once per thread.
-        let mut p = THREAD.with(|t| t.current.get()) as *const [AtomicU64; 4];
-        if p.is_null() {
-            p = &this_slot()?.header().current as *const _;
-            THREAD.with(|t| t.current.set(p as usize));
-        }
-        // SAFETY: points into the live mapping, which is never unmapped.
-        let c = unsafe { &*p };
-        c[1].store(what, Relaxed);
-        c[2].store(bytes, Relaxed);
-        Some(InProgress(p))
-    }
-    /// The call starts at `t0` (the hook's own clock read).
-    #[inline(always)]
-    pub fn started(&self, func: u8, t0: u64) {
-        // SAFETY: points into the live mapping, which is never unmapped.
-        let c = unsafe { &*self.0 };
-        c[3].store(t0, Relaxed);
-        c[0].store(func as u64 + 1, Release);
-    }
-}
-
-impl Drop for InProgress {
-    #[inline(always)]
-    fn drop(&mut self) {
-        // SAFETY: as above.
-        let c = unsafe { &*self.0 };
-        c[0].store(0, Release);
-    }
-}
-
-/// The calls in progress in this rank's threads: (func, what, bytes, start ticks).
-pub fn calls_in_progress() -> Vec<(u8, u64, u64, u64)> {
-    let mut out = Vec::new();
-    for_each_slot(|s| {
-        let c = &s.header().current;
-        let f = c[0].load(Acquire);
-        if f != 0 {
-            let v = (
-                (f - 1) as u8,
-                c[1].load(Relaxed),
-                c[2].load(Relaxed),
-                c[3].load(Relaxed),
-            );
-            // The same call still: not one that ended and another began meanwhile.
-            if c[0].load(Acquire) == f && c[3].load(Relaxed) == v.3 {
-                out.push(v);
-            }
-        }
-    });
-    out
 }
 
 /// A thread's slot: a header and `cells` cells right after it in the mapping.
@@ -359,7 +325,7 @@ fn claim_slot() -> Option<Slot> {
 
 impl Slot {
     #[inline(always)]
-    fn header(&self) -> &SlotHeader {
+    pub(crate) fn header(&self) -> &SlotHeader {
         // SAFETY: points into the live mapping, which is never unmapped.
         unsafe { &*self.header }
     }

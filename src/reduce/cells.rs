@@ -34,10 +34,14 @@ fn overflow_totals(ns_per_tick: f64) -> Vec<(u8, u64, u64, f64)> {
 /// This rank's cells, summed over its threads, histograms converted to ns.
 pub fn local_cells(ns_per_tick: f64) -> Vec<Cell> {
     let mut cells = Vec::new();
+    // What memo entries hold for a cell: calls, bytes, ticks, smallest duration + 1.
+    let held = crate::record::memo::held(stats::threads_seen()).cells;
     stats::for_each_slot(|slot| {
         for c in slot.cells() {
             let (f, mode, class, bin, comm_size) = stats::split_key(c.key.load(Relaxed));
-            let count = c.count.load(Relaxed);
+            let h = held.get(&(c as *const stats::StatCell as usize)).copied();
+            let [h_calls, h_bytes, h_ticks, h_min] = h.unwrap_or_default();
+            let count = c.count.load(Relaxed) + h_calls;
             if count == 0 {
                 continue;
             }
@@ -56,9 +60,11 @@ pub fn local_cells(ns_per_tick: f64) -> Vec<Cell> {
                 size_bin: bin,
                 comm_size: (comm_size > 0).then_some(comm_size),
                 count,
-                bytes: c.bytes.load(Relaxed),
-                time_ns: c.ticks.load(Relaxed) as f64 * ns_per_tick,
-                min_ns: c.min_ticks_plus1.load(Relaxed).saturating_sub(1) as f64 * ns_per_tick,
+                bytes: c.bytes.load(Relaxed) + h_bytes,
+                time_ns: (c.ticks.load(Relaxed) + h_ticks) as f64 * ns_per_tick,
+                min_ns: crate::record::memo::min_plus1(c.min_ticks_plus1.load(Relaxed), h_min)
+                    .saturating_sub(1) as f64
+                    * ns_per_tick,
                 smallest_bytes: c.min_size_plus1.load(Relaxed).saturating_sub(1),
                 largest_bytes: c.max_size.load(Relaxed),
                 hist: dense
@@ -135,14 +141,14 @@ pub fn rank_entry(rank: u32, host: &str, cells: &[Cell], ns_per_tick: f64) -> Ra
 /// rank files: what a rank of a hung job waits on, and since when.
 pub fn in_progress(ns_per_tick: f64) -> Vec<loggp_report::CallInProgress> {
     let now = clock::now();
-    stats::calls_in_progress()
+    crate::record::progress::calls_in_progress()
         .into_iter()
         .map(|(f, what, n, t0)| {
             let function = funcs::name(f).to_string();
             let waits = function.starts_with("MPI_Wait") || function.starts_with("MPI_Test");
-            let (peer, bytes) = if what & stats::CURRENT_REQUEST != 0 {
+            let (peer, bytes) = if what & crate::record::progress::CURRENT_REQUEST != 0 {
                 // A request the shim tracks names its peer and size.
-                match requests::get(what & !stats::CURRENT_REQUEST, false) {
+                match requests::get(what & !crate::record::progress::CURRENT_REQUEST, false) {
                     Some(i) if i.peer_world >= 0 => (Some(i.peer_world as u32), Some(i.bytes)),
                     Some(i) => (None, Some(i.bytes)),
                     None => (None, None),
@@ -170,7 +176,8 @@ pub fn ns_per_tick() -> f64 {
 /// sending calls) and its column (the time of its receiving calls).
 pub fn matrix_fragment(rank: u32, ns_per_tick: f64) -> Vec<loggp_report::MatrixEntry> {
     let mut out = Vec::new();
-    for t in matrix::totals() {
+    let held = crate::record::memo::held(stats::threads_seen());
+    for t in matrix::totals(&held.rows) {
         if t.messages > 0 || t.send_ticks > 0 {
             out.push(loggp_report::MatrixEntry {
                 from: rank,

@@ -130,7 +130,8 @@ pub fn fragment(ns_per_tick: f64) -> CallSites {
             ..Default::default()
         };
     }
-    let (raw, dropped) = sites::totals(stats::threads_seen());
+    let held = crate::record::memo::held(stats::threads_seen());
+    let (raw, dropped) = sites::totals(stats::threads_seen(), &held.sites);
     let objects = loaded_objects();
     let mut used: BTreeMap<usize, u32> = BTreeMap::new();
     let mut out = CallSites {

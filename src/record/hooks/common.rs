@@ -3,7 +3,7 @@
 use crate::base::clock::now;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype, MPI_Status};
 use crate::base::runtime::{protect, THREAD};
-use crate::record::stats::InProgress;
+use crate::record::progress::InProgress;
 use std::cell::Cell;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};

@@ -61,8 +61,8 @@ pub(crate) fn blocking_send(
     protect(|| {
         let ticks = t1.wrapping_sub(t0);
         if let Some(r) = &memo {
-            r.record(size, size, ticks);
-            r.sent(size, ticks);
+            r.record(ticks);
+            r.sent(ticks);
             if let Some(spacing) = r.burst_spacing(mode, t0, t1) {
                 record(BURST_GAP, mode, class, size, 0, spacing);
             }
@@ -179,7 +179,7 @@ pub(crate) fn start_nonblocking(
             .flatten()
         {
             let (class, peer, size) = (e.class(), e.peer(), e.size());
-            e.record(size, size, ticks);
+            e.record(ticks);
             let sample = e
                 .number()
                 .map_or_else(Sample::default, |(channel, k, stride)| {
@@ -194,10 +194,8 @@ pub(crate) fn start_nonblocking(
                 comm,
                 sample,
             );
-            if recv {
-                e.recv_time(ticks);
-            } else {
-                e.sent(size, ticks);
+            if !recv {
+                e.sent(ticks);
             }
             if let Some(spacing) = e.burst_spacing(mode, t0, t1) {
                 record(BURST_GAP, mode, class, size, 0, spacing);
@@ -405,8 +403,7 @@ pub(crate) fn blocking_recv(
     protect(|| {
         let ticks = t1.wrapping_sub(t0);
         if let Some(r) = &memo {
-            r.record(size, size, ticks);
-            r.recv_time(ticks);
+            r.record(ticks);
             if rc == mpi::success() {
                 let post = probed_from(comm, peer, tag, t0);
                 if let Some(n) = r.number() {
