@@ -212,14 +212,37 @@ pub fn findings(r: &Report) -> Vec<Finding> {
             action: "see the coverage line at the end of `loggp show`".into(),
         });
     }
-    v.sort_by(|a, b| match (a.time_ns, b.time_ns) {
-        (Some(x), Some(y)) => y.total_cmp(&x),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    });
+    ranked(v)
+}
+
+/// The first five findings, in the order of [`rank_key`].
+fn ranked(mut v: Vec<Finding>) -> Vec<Finding> {
+    v.sort_by(|a, b| rank_key(a).total_cmp(&rank_key(b)));
     v.truncate(5);
     v
+}
+
+/// Where a finding goes in the list (smaller first): a time at stake whose interval
+/// stays above zero first, by the interval's lower end (the time that is surely at
+/// stake), largest first; then the findings without a time (a disturbed calibration,
+/// counts that disagree); then a time whose interval reaches zero, by its estimate. A
+/// finding the data cannot tell from nothing never heads the list.
+fn rank_key(f: &Finding) -> f64 {
+    match (f.time_ns, surely_at_stake(f)) {
+        (Some(_), Some(lo)) => -lo,
+        (None, _) => 0.0,
+        (Some(t), None) => 1.0 / (1.0 + t.max(0.0)),
+    }
+}
+
+/// The lower end of a finding's time at stake where it is above zero (the estimate
+/// itself where there is no interval).
+fn surely_at_stake(f: &Finding) -> Option<f64> {
+    let lo = match f.time_ns_ci {
+        Some([lo, _]) => lo,
+        None => f.time_ns?,
+    };
+    (lo > 0.0).then_some(lo)
 }
 
 /// The findings as the first table of `show` and `html`.
@@ -241,6 +264,58 @@ pub fn table(r: &Report) -> Option<Table> {
             x.action.clone(),
         ]);
     }
-    t.note = Some("ranked by the time at stake; the tables below hold the details".into());
+    t.note = Some(
+        "ranked by the time surely at stake (the lower end of its interval); a time whose interval reaches 0 comes last; the tables below hold the details"
+            .into(),
+    );
     Some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(title: &str, time_ns: Option<f64>, ci: Option<[f64; 2]>) -> Finding {
+        Finding {
+            title: title.into(),
+            time_ns,
+            time_ns_ci: ci,
+            evidence: String::new(),
+            action: String::new(),
+        }
+    }
+
+    /// A large wait whose interval reaches zero (LAMMPS rank 0's late receiver before
+    /// the strata: 87.95 ms [0, 188.16 ms]) ranks after smaller times that are sure, and
+    /// after the findings without a time; sure times go by their interval's lower end.
+    #[test]
+    fn a_time_whose_interval_reaches_zero_never_heads_the_list() {
+        let v = ranked(vec![
+            f("uncertain", Some(87.95e6), Some([0.0, 188.16e6])),
+            f("disturbed", None, None),
+            f("sure small", Some(1.0e6), Some([0.8e6, 1.2e6])),
+            f("sure wide", Some(60.0e6), Some([5.0e6, 120.0e6])),
+            f("sure narrow", Some(40.0e6), Some([39.0e6, 41.0e6])),
+            f("no interval", Some(2.0e6), None),
+            f("uncertain small", Some(1.0e3), Some([0.0, 5.0e3])),
+        ]);
+        let titles: Vec<&str> = v.iter().map(|x| x.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "sure narrow",
+                "sure wide",
+                "no interval",
+                "sure small",
+                "disturbed"
+            ]
+        );
+        let tail = ranked(vec![
+            f("uncertain small", Some(1.0e3), Some([0.0, 5.0e3])),
+            f("uncertain", Some(87.95e6), Some([0.0, 188.16e6])),
+            f("disturbed", None, None),
+        ]);
+        let titles: Vec<&str> = tail.iter().map(|x| x.title.as_str()).collect();
+        assert_eq!(titles, ["disturbed", "uncertain", "uncertain small"]);
+    }
 }
