@@ -231,7 +231,8 @@ impl<'a> Stratified<'a> {
                 by[i].0 = 0.0;
             }
         }
-        let unsampled: f64 = by.iter().filter(|s| !usable(s)).map(|s| s.0).sum();
+        // + 0.0: an empty float sum is -0.0, which the report would print as "-0".
+        let unsampled: f64 = by.iter().filter(|s| !usable(s)).map(|s| s.0).sum::<f64>() + 0.0;
         by.retain(usable);
         let rest_ns = strata.spanning_ns + unsampled;
         // The spanning calls' time against their samples' estimate of it (as before the
