@@ -18,6 +18,8 @@
  *                in place of its MPI_Wait.
  * pcoll_skew:    icoll_skew with one persistent MPI_Allreduce_init, each call an
  *                MPI_Start (MPI 4.0; exits 3 where mpi.h is older).
+ * icoll_waitall: icoll_skew with two MPI_Iallreduce started one after the other and
+ *                completed by one MPI_Waitall.
  * pingpong:      1000 round trips of 8 B between ranks 0 and 1.
  * exchange_waitall, exchange_sendrecv: 400 exchanges of 1 KiB between ranks 0 and 1,
  *                each an MPI_Irecv and an MPI_Isend completed by one MPI_Waitall, or one
@@ -214,10 +216,11 @@ int main(int argc, char **argv) {
       printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
       free(all);
     }
-  } else if (!strcmp(c, "icoll_skew") || !strcmp(c, "icoll_poll") || !strcmp(c, "pcoll_skew")) {
+  } else if (!strcmp(c, "icoll_skew") || !strcmp(c, "icoll_poll") || !strcmp(c, "pcoll_skew") ||
+             !strcmp(c, "icoll_waitall")) {
     /* Truth: the part of each MPI_Wait before the last rank's MPI_Iallreduce started. */
-    double x = rank, y, *w = calloc(100, sizeof(double));
-    int persistent = !strcmp(c, "pcoll_skew");
+    double x = rank, y, y2, *w = calloc(100, sizeof(double));
+    int persistent = !strcmp(c, "pcoll_skew"), pair = !strcmp(c, "icoll_waitall");
     MPI_Request pr = MPI_REQUEST_NULL;
     if (persistent) {
 #if MPI_VERSION >= 4
@@ -229,7 +232,7 @@ int main(int argc, char **argv) {
     }
     calls = 100;
     for (int i = 0; i < calls; i++) {
-      MPI_Request r;
+      MPI_Request r, rr[2];
       if (rank > 0) compute(rank * d, size > 2);
       in[i] = now_ns();
       if (persistent) {
@@ -238,11 +241,17 @@ int main(int argc, char **argv) {
       } else {
         MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
       }
+      if (pair) {
+        rr[0] = r;
+        MPI_Iallreduce(&x, &y2, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rr[1]);
+      }
       if (rank == 0) compute(d / 2, 0);
       w[i] = now_ns();
       if (rank == 0 && !strcmp(c, "icoll_poll")) {
         int done = 0;
         while (!done) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+      } else if (pair) {
+        MPI_Waitall(2, rr, MPI_STATUSES_IGNORE);
       } else {
         MPI_Wait(&r, MPI_STATUS_IGNORE);
       }

@@ -177,7 +177,8 @@ fn sample_completed(
 ///
 /// Also returns, when this call completes a poll, the ticks the earlier polls of it took
 /// together (else 0): where the call completes one nonblocking collective, those polls
-/// waited for the collective, not for messages (`record_completion_call`).
+/// waited for the collective, not for messages (`record_completion_call`), and so where
+/// it completes only nonblocking collectives.
 #[inline(always)]
 fn polled_since(first: impl FnOnce() -> u64, completed: bool, t0: u64, t1: u64) -> (u64, u64) {
     // Until some Test call completes nothing, a completion looks no further (one load).
@@ -212,7 +213,7 @@ fn polled_since(first: impl FnOnce() -> u64, completed: bool, t0: u64, t1: u64) 
 }
 
 /// The ticks of the Test calls that polled a nonblocking collective, completed nothing,
-/// and were followed by a call that completed it alone: the collectives' time in the
+/// and were followed by a call that completed only collectives: the collectives' time in the
 /// waits' split (issue 25), counted apart from the cells, where those calls have no
 /// request to be recorded under.
 pub static COLLECTIVE_POLL_TICKS: AtomicU64 = AtomicU64::new(0);
@@ -221,13 +222,16 @@ pub static COLLECTIVE_POLL_TICKS: AtomicU64 = AtomicU64::new(0);
 static POLLED: AtomicBool = AtomicBool::new(false);
 
 /// Records a completion call: under the mode, class and size of the request it completed
-/// when it completed exactly one, so that completion costs can be learned per mode.
-/// `poll_ticks`: the earlier polls of what it completed (see [`polled_since`]).
+/// when it completed exactly one, so that completion costs can be learned per mode; under
+/// the mode of collectives when every request it completed was a nonblocking collective
+/// (its time is the collectives', as the split reads the cells). `poll_ticks`: the earlier
+/// polls of what it completed (see [`polled_since`]). `n_coll`: how many of the `n_done`
+/// were collectives.
 #[inline(always)]
 fn record_completion_call(
     func: u8,
     only: Option<Info>,
-    n_done: usize,
+    (n_done, n_coll): (usize, usize),
     ticks: u64,
     poll_ticks: u64,
 ) {
@@ -240,6 +244,12 @@ fn record_completion_call(
             // The completion of one request: its time is its peer's (sent earlier).
             call_time(i.mode, i.peer_world, None, ticks);
         }
+        _ if n_done > 1 && n_coll == n_done => {
+            if poll_ticks != 0 {
+                COLLECTIVE_POLL_TICKS.fetch_add(poll_ticks, Relaxed);
+            }
+            record(func, Mode::Collective, PeerClass::Unknown, 0, 0, ticks);
+        }
         _ => record(func, Mode::None, PeerClass::Unknown, 0, 0, ticks),
     }
 }
@@ -247,13 +257,9 @@ fn record_completion_call(
 /// [`record_completion_call`] of a call that completes at most one request (`info`).
 #[inline(always)]
 fn record_one_completion(func: u8, info: Option<Info>, (t0, t1): (u64, u64), polls: u64) {
-    record_completion_call(
-        func,
-        info,
-        info.is_some() as usize,
-        t1.wrapping_sub(t0),
-        polls,
-    );
+    let n = info.is_some() as usize;
+    let n_coll = info.is_some_and(|i| i.mode == Mode::Collective) as usize;
+    record_completion_call(func, info, (n, n_coll), t1.wrapping_sub(t0), polls);
 }
 
 /// MPI_Wait and MPI_Test (MPI 4.0 §3.7.3). `flag` is null for Wait. A status the caller
@@ -355,7 +361,7 @@ pub(crate) fn wait_all(
         // SAFETY: flag, when given, was written by the call.
         let done = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
         let (since, polls) = polled_since(|| first_remembered(n), done, t0, t1);
-        let (mut last, mut n_done) = (None, 0);
+        let (mut last, mut n_done, mut n_coll) = (None, 0, 0);
         if done {
             let mut together = Together::default();
             for i in 0..count.max(0) as usize {
@@ -366,12 +372,14 @@ pub(crate) fn wait_all(
                     {
                         last = Some(info);
                         n_done += 1;
+                        n_coll += (info.mode == Mode::Collective) as usize;
                     }
                 }
             }
             together.finish();
         }
-        record_completion_call(func, last, n_done, t1.wrapping_sub(t0), polls);
+        let ticks = t1.wrapping_sub(t0);
+        record_completion_call(func, last, (n_done, n_coll), ticks, polls);
     });
     rc
 }
@@ -441,7 +449,7 @@ pub(crate) fn wait_some(
         } else {
             unsafe { *outcount }
         };
-        let (mut last, mut n_done) = (None, 0);
+        let (mut last, mut n_done, mut n_coll) = (None, 0, 0);
         let completed =
             rc == mpi::success() && out != mpi::undefined() && out > 0 && !indices.is_null();
         let (since, polls) = polled_since(|| first_remembered(n), completed, t0, t1);
@@ -456,12 +464,14 @@ pub(crate) fn wait_some(
                     {
                         last = Some(info);
                         n_done += 1;
+                        n_coll += (info.mode == Mode::Collective) as usize;
                     }
                 }
             }
             together.finish();
         }
-        record_completion_call(func, last, n_done, t1.wrapping_sub(t0), polls);
+        let ticks = t1.wrapping_sub(t0);
+        record_completion_call(func, last, (n_done, n_coll), ticks, polls);
     });
     rc
 }

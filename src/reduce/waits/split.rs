@@ -95,7 +95,9 @@ pub(crate) fn finish(
             .filter(|(f, _)| pick(f))
             .fold(0.0, |a, (_, c)| a + c.time_ns)
     };
-    // A Wait that completed one nonblocking collective is the collectives' time.
+    // A completion call that completed only nonblocking collectives (one, or several in
+    // one MPI_Waitall) is the collectives' time; one that also completed a message stays
+    // in the message calls.
     let all_msg = time_of(&|f| MESSAGE_CALLS.contains(&f));
     let nb = completions_ns.clamp(0.0, all_msg);
     let msg = all_msg - nb;
