@@ -65,8 +65,9 @@ fn bump(w: &Word, v: u64) {
 pub const ENTRIES: usize = 64;
 
 /// One remembered call, written only by its own thread. Three cache lines: what the
-/// call looked like; what a call uses and adds to; what is read only when the entry is
-/// taken or reduced.
+/// call looked like; what a call uses and adds to (eight words: the bytes held are the
+/// calls held × the entry's size, so that they fit); what is read only when the entry
+/// is taken or reduced.
 #[repr(C, align(64))]
 pub struct Entry {
     /// What the call looked like (see [`Call::key`]); all 0: empty.
@@ -84,9 +85,8 @@ pub struct Entry {
     channel: Word,
     header: Word,
     /// What the calls since the entry was filled add to the cell, the call site and the
-    /// row: calls, bytes, ticks and the smallest duration + 1 (0: none).
+    /// row: calls (of `size` bytes each), ticks and the smallest duration + 1 (0: none).
     held_calls: Word,
-    held_bytes: Word,
     held_ticks: Word,
     held_min_ticks_plus1: AtomicU64,
     /// The call-site entry (0: the call site is not known).
@@ -97,6 +97,12 @@ pub struct Entry {
     /// (receive time).
     sends: Word,
 }
+
+// What every call reads or writes lies in the entry's first two cache lines.
+const _: () = assert!(
+    std::mem::offset_of!(Entry, predefined) < 64
+        && std::mem::offset_of!(Entry, held_min_ticks_plus1) < 128
+);
 
 static BASE: AtomicPtr<Entry> = AtomicPtr::new(std::ptr::null_mut());
 static SLOTS: AtomicUsize = AtomicUsize::new(0);
@@ -242,11 +248,10 @@ impl Entry {
         if calls == 0 {
             return;
         }
-        let (bytes, ticks) = (get(&self.held_bytes), get(&self.held_ticks));
+        let (bytes, ticks) = (calls * get(&self.size), get(&self.held_ticks));
         let min = get(&self.held_min_ticks_plus1);
         for w in [
             &self.held_calls,
-            &self.held_bytes,
             &self.held_ticks,
             &self.held_min_ticks_plus1,
         ] {
@@ -288,7 +293,6 @@ impl Entry {
     pub fn record(&self, ticks: u64) {
         unsafe { &*(get(&self.header) as *const SlotHeader) }.count_record();
         bump(&self.held_calls, 1);
-        bump(&self.held_bytes, get(&self.size));
         bump(&self.held_ticks, ticks);
         let m = get(&self.held_min_ticks_plus1);
         if m == 0 || ticks + 1 < m {
@@ -364,7 +368,7 @@ pub fn held(slots: usize) -> Held {
         if calls == 0 {
             continue;
         }
-        let (bytes, ticks) = (get(&e.held_bytes), get(&e.held_ticks));
+        let (bytes, ticks) = (calls * get(&e.size), get(&e.held_ticks));
         let c = out.cells.entry(get(&e.cell) as usize).or_default();
         let min = get(&e.held_min_ticks_plus1);
         *c = [
