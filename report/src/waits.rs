@@ -117,6 +117,13 @@ pub struct CollectiveSplit {
     pub arrival_wait_ns_ci: Option<[f64; 2]>,
     pub cost_ns: f64,
     pub cost_ns_ci: Option<[f64; 2]>,
+    /// The weighted median of the matched calls' cost (the collective model's measured
+    /// cost: a call preempted for a time slice moves the mean of a few dozen samples,
+    /// not the median), with its 95 % interval: the weighted quantiles 0.5 ± 1.96·0.5/√n,
+    /// n the effective sample size (Kish), widened by the clocks' uncertainty. `null` in
+    /// reports of earlier versions, whose collective model took the mean.
+    pub cost_median_ns: Option<f64>,
+    pub cost_median_ns_ci: Option<[f64; 2]>,
 }
 
 /// End-to-end latency of messages whose receiver was already waiting: from the send's

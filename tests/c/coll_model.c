@@ -5,7 +5,13 @@
  * root runs ahead of its eager sends and the calls overlap. argv[1]: which collectives ("all" or a
  * comma list of allreduce,bcast,allgather,alltoall); argv[2]: the sizes in bytes, comma
  * separated (default 8,4096,262144); argv[3]: calls per size below 64 KiB (default 300;
- * 60 from 64 KiB up). */
+ * 60 from 64 KiB up); argv[4]: "ref" to time, in the same loops, a reference that the
+ * shim does not model: an MPI_Sendrecv of the same size with rank ^ 1, each after a
+ * barrier, by MPI_Wtime; right after MPI_Init (where the calibration just ran) and in
+ * each collective's loop, printed by rank 0 as "ref <where> <bytes> <median ns>". Their
+ * ratio is the machine's level in that loop against the calibration's, measured
+ * independently of the model (this VM's cost of a call moves by up to 3x over
+ * seconds). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +21,39 @@ static int want(const char *list, const char *name) {
   return !strcmp(list, "all") || strstr(list, name) != NULL;
 }
 
+static int rank, size, timed;
+static double ref_s[600];
+static long ref_calls;
+
+/* One reference exchange of m bytes with rank ^ 1 (none for an odd last rank), timed
+ * between barriers, added to ref_s. */
+static void reference(char *a, char *b, long m) {
+  if (!timed) return;
+  int peer = rank ^ 1;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  if (peer < size)
+    MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 7, b, (int)m, MPI_BYTE, peer, 7, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+  if (ref_calls < 600) ref_s[ref_calls++] = MPI_Wtime() - t0;
+}
+
+static int by_value(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+/* The median of the exchanges timed since the last call (a preempted one moves a mean
+ * of 60, not the median; the report's measured cost is a median too). */
+static void print_reference(const char *where, long m) {
+  if (timed && rank == 0 && ref_calls) {
+    qsort(ref_s, (size_t)ref_calls, sizeof ref_s[0], by_value);
+    printf("ref %s %ld %.1f\n", where, m, 1e9 * ref_s[ref_calls / 2]);
+  }
+  ref_calls = 0;
+}
+
 int main(int argc, char **argv) {
-  int rank, size;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -29,6 +66,16 @@ int main(int argc, char **argv) {
   long max = 0;
   for (int i = 0; i < nsizes; i++) if (sizes[i] > max) max = sizes[i];
   char *a = calloc(size, max), *b = calloc(size, max);
+  timed = argc > 4 && !strcmp(argv[4], "ref");
+  for (int i = 0; i < nsizes; i++) {
+    long m = sizes[i];
+    int reps = m >= 65536 ? 60 : 300;
+    /* Untimed first: the first exchanges of a size pay for its first touch. */
+    for (int k = 0; k < 2 * reps; k++) reference(a, b, m);
+    ref_calls = 0;
+    for (int k = 0; k < reps; k++) reference(a, b, m);
+    print_reference("init", m);
+  }
   for (int i = 0; i < nsizes; i++) {
     long m = sizes[i];
     int reps = m >= 65536 ? 60 : (argc > 3 ? atoi(argv[3]) : 300);
@@ -37,28 +84,36 @@ int main(int argc, char **argv) {
       for (int k = 0; k < reps; k++) {
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Allreduce(a, b, (int)(m / 8 ? m / 8 : 1), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        reference(a, b, m);
       }
+      print_reference("allreduce", m);
     }
     if (want(list, "bcast")) {
       MPI_Barrier(MPI_COMM_WORLD);
       for (int k = 0; k < reps; k++) {
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Bcast(a, (int)m, MPI_BYTE, 0, MPI_COMM_WORLD);
+        reference(a, b, m);
       }
+      print_reference("bcast", m);
     }
     if (want(list, "allgather")) {
       MPI_Barrier(MPI_COMM_WORLD);
       for (int k = 0; k < reps; k++) {
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Allgather(a, (int)m, MPI_BYTE, b, (int)m, MPI_BYTE, MPI_COMM_WORLD);
+        reference(a, b, m);
       }
+      print_reference("allgather", m);
     }
     if (want(list, "alltoall")) {
       MPI_Barrier(MPI_COMM_WORLD);
       for (int k = 0; k < reps; k++) {
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Alltoall(a, (int)m, MPI_BYTE, b, (int)m, MPI_BYTE, MPI_COMM_WORLD);
+        reference(a, b, m);
       }
+      print_reference("alltoall", m);
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -19,6 +19,61 @@ fn ratio(total: f64, s: &[Split], part: impl Fn(&Split) -> [f64; 3]) -> (f64, Op
     }
 }
 
+/// The weighted median of `(value, weight)` pairs, with the pairs' count, and its 95 %
+/// interval: the weighted quantiles 0.5 ± 1.96·0.5/√n of `lower` and `upper` (each a
+/// value's lower and upper bound, weighted alike), n the effective sample size (Kish),
+/// widened by `u` (the clocks' uncertainty, same unit) and floored at 0. Order statistics
+/// need no distribution (Le Boudec, Performance Evaluation, §2.2.1).
+fn weighted_median(
+    mut lower: Vec<(f64, f64)>,
+    mut upper: Vec<(f64, f64)>,
+    u: f64,
+) -> ((f64, u64), [f64; 2]) {
+    let total: f64 = upper.iter().map(|x| x.1).sum();
+    let squares: f64 = upper.iter().map(|x| x.1 * x.1).sum();
+    let effective = total * total / squares.max(f64::MIN_POSITIVE);
+    let half = 1.96 * 0.5 / effective.sqrt();
+    let at = |v: &[(f64, f64)], q: f64| {
+        let want = q.clamp(0.0, 1.0) * total;
+        let mut sum = 0.0;
+        for x in v {
+            sum += x.1;
+            if sum >= want {
+                return x.0;
+            }
+        }
+        v.last().map_or(0.0, |x| x.0)
+    };
+    lower.sort_by(|a, b| a.0.total_cmp(&b.0));
+    upper.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (
+        (at(&upper, 0.5), upper.len() as u64),
+        [
+            (at(&lower, 0.5 - half) - u).max(0.0),
+            at(&upper, 0.5 + half) + u,
+        ],
+    )
+}
+
+/// A collective's per-call cost as the weighted median of its samples (`part`: point,
+/// lower and upper bound of each), with its interval (`weighted_median`). Beside the
+/// mean: a call preempted for a time slice (ms on this kind of shared machine) moves the
+/// mean of a few dozen samples by more than the algorithm's cost, and not the median.
+fn median(s: &[Split], part: &dyn Fn(&Split) -> [f64; 3], u: f64) -> (f64, [f64; 2]) {
+    let point: Vec<(f64, f64)> = s.iter().map(|x| (part(x)[0], x.w)).collect();
+    let lower: Vec<(f64, f64)> = s
+        .iter()
+        .map(|x| (part(x)[1].min(part(x)[2]), x.w))
+        .collect();
+    let upper: Vec<(f64, f64)> = s
+        .iter()
+        .map(|x| (part(x)[1].max(part(x)[2]), x.w))
+        .collect();
+    let ((mid, _), _) = weighted_median(point.clone(), point, 0.0);
+    let (_, ci) = weighted_median(lower, upper, u);
+    (mid, [ci[0].min(mid), ci[1].max(mid)])
+}
+
 /// A call's time less its waits: the cost, at the waits' estimate, then with the
 /// waits at their upper and their lower bound.
 fn cost_part(x: &Split) -> [f64; 3] {
@@ -206,6 +261,7 @@ pub(crate) fn finish(
             Some([((lo - 1.96 * se) * ns).max(0.0), (hi + 1.96 * se) * ns]),
         )
     };
+    let u = m.uncertainty_ticks;
     let mut collectives: Vec<CollectiveSplit> = m
         .coll_rows
         .iter()
@@ -216,6 +272,7 @@ pub(crate) fn finish(
             let (lo, hi) = size_bin_range(bin);
             let (aw, aw_ci) = mean(s, &|x| x.ls);
             let (c, c_ci) = mean(s, &cost_part);
+            let (median, median_ci) = median(s, &cost_part, u);
             CollectiveSplit {
                 rank: e.rank,
                 function: funcs::name(f).to_string(),
@@ -228,6 +285,8 @@ pub(crate) fn finish(
                 arrival_wait_ns_ci: aw_ci,
                 cost_ns: c,
                 cost_ns_ci: c_ci,
+                cost_median_ns: Some(median * ns),
+                cost_median_ns_ci: Some(median_ci.map(|v| v * ns)),
             }
         })
         .collect();
@@ -278,42 +337,22 @@ pub(crate) fn finish(
             e
         })
         .collect();
-    let u = m.uncertainty_ticks;
     let mut latency: Vec<PassiveLatency> = m
         .latency
         .into_iter()
-        .map(|((class, bin), mut v)| {
+        .map(|((class, bin), v)| {
             // Weighted by stride: the early messages of a channel are all kept and the
             // later ones one per block, so an unweighted median leans to a job's start.
-            v.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let total: f64 = v.iter().map(|x| x.1).sum();
-            let squares: f64 = v.iter().map(|x| x.1 * x.1).sum();
-            // Kish's effective sample size sets the order-statistic interval's width.
-            let effective = total * total / squares.max(f64::MIN_POSITIVE);
-            let half = 1.96 * 0.5 / effective.sqrt();
-            let at = |q: f64| {
-                let want = q.clamp(0.0, 1.0) * total;
-                let mut sum = 0.0;
-                for x in &v {
-                    sum += x.1;
-                    if sum >= want {
-                        return x.0;
-                    }
-                }
-                v[v.len() - 1].0
-            };
+            let (mid, [lo_q, hi_q]) = weighted_median(v.clone(), v, u);
             let (lo, hi) = size_bin_range(bin);
             PassiveLatency {
                 rank: e.rank,
                 peer_class: PeerClass::from_u8(class),
                 size_lo_bytes: lo,
                 size_hi_bytes: hi,
-                pairs: v.len() as u64,
-                median_ns: at(0.5) * ns,
-                median_ns_ci: Some([
-                    ((at(0.5 - half) - u) * ns).max(0.0),
-                    (at(0.5 + half) + u) * ns,
-                ]),
+                pairs: mid.1,
+                median_ns: mid.0 * ns,
+                median_ns_ci: Some([lo_q * ns, hi_q * ns]),
             }
         })
         .collect();
