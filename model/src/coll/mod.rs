@@ -14,12 +14,13 @@
 //! MPI_Reduce_local as measured at MPI_Finalize (`collective_config.reduce_local_ns`).
 //! The schedules and the simulation are in `schedule`, the MPIs' choices in `select`.
 pub mod fixed;
+mod prices;
 pub mod schedule;
 pub mod select;
 pub mod sim;
 
-use loggp_report::{bins, AlgorithmCost, CalibrationSet, CollectiveModel, Mode, PeerClass, Report};
-use schedule::Price;
+use loggp_report::{bins, AlgorithmCost, CollectiveModel, Mode, PeerClass, Report};
+use prices::Prices;
 
 /// The collectives the model covers: MPI name, the MPI's short name.
 const COLLECTIVES: [(&str, &str); 6] = [
@@ -45,114 +46,6 @@ fn message_bytes(coll: &str, n: u32, bytes: f64) -> u64 {
         _ => bytes,
     })
     .round() as u64
-}
-
-/// One peer class's prices, from its calibration set.
-struct Prices<'a> {
-    /// (size, end-to-end, o_s, o_r, gap, exchange or NaN), ns, by size.
-    points: Vec<[f64; 6]>,
-    set: &'a CalibrationSet,
-}
-
-impl<'a> Prices<'a> {
-    fn of(set: &'a CalibrationSet) -> Option<Self> {
-        let mut points: Vec<[f64; 6]> = set
-            .points
-            .iter()
-            .filter_map(|p| {
-                Some([
-                    p.size_bytes as f64,
-                    p.prtt_1_0_ns? / 2.0,
-                    p.send_overhead_ns.unwrap_or(0.0).max(0.0),
-                    p.recv_overhead_ns.unwrap_or(0.0).max(0.0),
-                    p.gap_all_ns.unwrap_or(0.0).max(0.0),
-                    p.exchange_ns.unwrap_or(f64::NAN),
-                ])
-            })
-            .collect();
-        points.sort_by(|a, b| a[0].total_cmp(&b[0]));
-        (!points.is_empty()).then_some(Prices { points, set })
-    }
-
-    /// The price of `bytes`; `bound` −1, 0 or +1: every parameter at its interval's low
-    /// end, its estimate, or its high end.
-    fn at(&self, bytes: u64, bound: i32) -> Price {
-        let s = bytes.max(1) as f64;
-        let p = &self.points;
-        let i = p.iter().position(|x| x[0] >= s);
-        let mut v = match i {
-            Some(0) => p[0],
-            Some(i) => {
-                let (a, b) = (p[i - 1], p[i]);
-                let t = (s - a[0]) / (b[0] - a[0]).max(1.0);
-                std::array::from_fn(|k| a[k] + (b[k] - a[k]) * t)
-            }
-            None => {
-                let last = p[p.len() - 1];
-                let g = self
-                    .set
-                    .ranges
-                    .last()
-                    .and_then(|r| r.gap_per_byte_ns)
-                    .unwrap_or(0.0)
-                    .max(0.0);
-                let more = (s - last[0]) * g;
-                [
-                    s,
-                    last[1] + more,
-                    last[2],
-                    last[3],
-                    last[4] + more,
-                    last[5] + 2.0 * more,
-                ]
-            }
-        };
-        let range = self
-            .set
-            .ranges
-            .iter()
-            .find(|r| r.size_lo_bytes <= bytes.max(1) && bytes.max(1) <= r.size_hi_bytes)
-            .or(self.set.ranges.last());
-        if bound != 0 {
-            if let Some(r) = range {
-                // The fixed part (L) and the per-byte part ((s − lo)·G) each move by their
-                // own interval; every price of the message moves by their weighted mix.
-                let ratio = |est: Option<f64>, ci: Option<[f64; 2]>| -> f64 {
-                    match (est, ci) {
-                        (Some(e), Some([lo, hi])) if e > 0.0 => {
-                            if bound < 0 {
-                                (lo / e).min(1.0)
-                            } else {
-                                (hi / e).max(1.0)
-                            }
-                        }
-                        _ => 1.0,
-                    }
-                };
-                let lat = r.latency_ns.unwrap_or(0.0).max(0.0);
-                let per_byte = (s - r.size_lo_bytes as f64).max(0.0)
-                    * r.gap_per_byte_ns.unwrap_or(0.0).max(0.0);
-                let k = if lat + per_byte > 0.0 {
-                    (lat * ratio(r.latency_ns, r.latency_ns_ci)
-                        + per_byte * ratio(r.gap_per_byte_ns, r.gap_per_byte_ns_ci))
-                        / (lat + per_byte)
-                } else {
-                    1.0
-                };
-                for x in &mut v[1..] {
-                    *x *= k.max(0.0);
-                }
-            }
-        }
-        Price {
-            end_to_end_ns: v[1],
-            send_overhead_ns: v[2],
-            recv_overhead_ns: v[3],
-            gap_ns: v[4],
-            exchange_ns: v[5].is_finite().then_some(v[5]),
-            rendezvous: range.and_then(|r| r.protocol.as_deref()) == Some("rendezvous"),
-        }
-    }
 }
 
 /// A measured local operation's time for `bytes` (`[bytes, ns]` points: MPI_Reduce_local,
@@ -426,7 +319,20 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 None
             }
         };
+        if let Some(d) = &r.calibration.disturbance {
+            notes.push(format!(
+                "the calibration was disturbed ({d}): its prices may be off"
+            ));
+        }
         if let Some(p) = prices {
+            if !p.spikes.is_empty() {
+                let more = p.spikes.len().saturating_sub(6);
+                notes.push(format!(
+                    "calibration points above twice both their neighbours (a preemption's), each priced as the line between its neighbours: {}{}",
+                    p.spikes[..p.spikes.len() - more].join("; "),
+                    if more > 0 { format!("; and {more} more") } else { String::new() }
+                ));
+            }
             let local = &r.collective_config.reduce_local_ns;
             if local.is_empty() && matches!(x.coll, "allreduce" | "reduce") {
                 notes.push(
