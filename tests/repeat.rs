@@ -46,8 +46,13 @@ fn ten(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Vec<Report> {
 /// batches in a calm hour: 0.768–0.988). The batch at 0.729 had the MPI eager range's
 /// o_r (1–92 B) covered in 0.43 of its pairs; in CI's batch that o_r was 60 ns in six
 /// runs and 95–115 ns in three, each with an interval of ±20 %: a bimodality between
-/// runs that no run can see in itself.
-const POOLED: f64 = 0.70;
+/// runs that no run can see in itself. 0.65 since fresh-clone CI at f1ecc5c: an MPICH
+/// batch in a slow phase, its levels 204–723 ns (six runs at 204–249, three at 580–723,
+/// pairs of slow runs counting as the same level among themselves), gave 0.687 (that
+/// eager o_r 0.31). A gate that made a batch again where its levels spread more than
+/// 2.5× was tried and dropped: four batches in a row on 2026-11-25 spread 3.1–5.1× (one
+/// or two runs at 3×) with 0.89–0.94 same-level coverage. Broken intervals gave 0.27–0.54.
+const POOLED: f64 = 0.65;
 const WORST: f64 = 0.20;
 const ANY_LEVEL: f64 = 0.45;
 const HALF_WIDTH: f64 = 0.35;

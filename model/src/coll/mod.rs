@@ -328,7 +328,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             if !p.spikes.is_empty() {
                 let more = p.spikes.len().saturating_sub(6);
                 notes.push(format!(
-                    "calibration points above twice both their neighbours (a preemption's), each priced as the line between its neighbours: {}{}",
+                    "calibration points above twice what both sides show (a preemption's), each priced by the line between the nearest points not taken: {}{}",
                     p.spikes[..p.spikes.len() - more].join("; "),
                     if more > 0 { format!("; and {more} more") } else { String::new() }
                 ));

@@ -1,5 +1,5 @@
 //! One peer class's prices for the collective model: the calibration's measured points,
-//! interpolated, with isolated spikes smoothed away (below).
+//! interpolated, with a preemption's spikes taken out (`without_spikes`).
 use super::schedule::Price;
 use loggp_report::CalibrationSet;
 
@@ -8,27 +8,43 @@ pub(super) struct Prices<'a> {
     /// (size, end-to-end, o_s, o_r, gap, exchange or NaN), ns, by size, smoothed.
     points: Vec<[f64; 6]>,
     set: &'a CalibrationSet,
-    /// The points the smoothing moved by more than 2×, said in each row's note:
-    /// "o_s at 4096 B: 229202 → 1097 ns".
+    /// The values `without_spikes` replaced, said in each row's note: "o_s at 4096 B:
+    /// 229202 → 820 ns".
     pub(super) spikes: Vec<String>,
 }
 
-/// Takes out the values a preemption made: a value more than twice both its neighbours'
-/// is replaced by the straight line (in size) between them. A preemption only ever adds
-/// time, so only values above both neighbours are taken; one caught a single repetition
-/// of an MPICH calibration here (o_s 229 µs at 4 KiB between 0.7 and 1.1 µs). Every other
-/// value stays as measured: a protocol switch's step (a run, not a peak), the first and
-/// the last size (a step there looks like a spike from one side), and two spikes side by
-/// side. Returns the values and which were replaced.
+/// Takes out the values a preemption made. A value is taken when it lies above twice
+/// what each side of it shows, a side's showing being the smaller of its two nearest
+/// values (one, next to an end): so a spike is found next to another spike. Each taken
+/// value is replaced by the straight line (in size) between the nearest values not taken.
+/// A preemption only ever adds time, so only values above both sides are taken; one
+/// caught a single repetition of an MPICH calibration here (o_s 229 µs at 4 KiB between
+/// 0.7 and 1.1 µs; its exchange probe 1.1 ms at 6 B and 1.2 µs at 8 B, between 0.25 and
+/// 0.36 µs). Every other value stays as measured: a protocol switch's step (one side
+/// shows as much), and the first and the last size (a step there looks like a spike
+/// from its one side). Returns the values and which were replaced.
 fn without_spikes(size: &[f64], v: &[f64]) -> (Vec<f64>, Vec<usize>) {
+    let n = v.len();
+    let taken: Vec<usize> = (1..n.saturating_sub(1))
+        .filter(|&i| {
+            let left = v[i.saturating_sub(2)..i]
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min);
+            let right = v[i + 1..(i + 3).min(n)]
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min);
+            v[i] > 2.0 * left.max(right)
+        })
+        .collect();
     let mut out = v.to_vec();
-    let mut taken = vec![];
-    for i in 1..v.len().saturating_sub(1) {
-        if v[i] > 2.0 * v[i - 1].max(v[i + 1]) {
-            let t = (size[i] - size[i - 1]) / (size[i + 1] - size[i - 1]).max(1.0);
-            out[i] = v[i - 1] + (v[i + 1] - v[i - 1]) * t;
-            taken.push(i);
-        }
+    for &i in &taken {
+        // The ends are never taken, so both exist.
+        let a = (0..i).rev().find(|j| !taken.contains(j)).unwrap_or(0);
+        let b = (i + 1..n).find(|j| !taken.contains(j)).unwrap_or(n - 1);
+        let t = (size[i] - size[a]) / (size[b] - size[a]).max(1.0);
+        out[i] = v[a] + (v[b] - v[a]) * t;
     }
     (out, taken)
 }
@@ -186,6 +202,15 @@ mod tests {
         // At the last size it may be a step: it stays.
         let end = [500.0, 510.0, 520.0, 530.0, 90000.0];
         assert_eq!(without_spikes(&size, &end).1, Vec::<usize>::new());
+        // Two spikes side by side (that calibration's exchange probe at 6 and 8 B).
+        let size = [2.0, 4.0, 6.0, 8.0, 11.0, 16.0];
+        let v = [339.0, 359.0, 1084589.0, 1235.0, 252.0, 385.0];
+        let (clean, taken) = without_spikes(&size, &v);
+        assert_eq!(taken, vec![2, 3]);
+        assert!(clean[2] < 400.0 && clean[3] < 400.0, "{clean:?}");
+        // A step up two sizes from the end: it stays.
+        let step = [1.0, 1.0, 1.0, 9.0, 9.0, 9.5];
+        assert_eq!(without_spikes(&size, &step).1, Vec::<usize>::new());
         // A dip is not a preemption's: it stays.
         let dip = [500.0, 510.0, 20.0, 530.0, 540.0];
         assert_eq!(without_spikes(&size, &dip).1, Vec::<usize>::new());
