@@ -233,10 +233,11 @@ fn open_mpi_prices_every_collective_it_ran() {
         // 1.40×), at a5fff9d the barriers' level alone (2.36×), at 536c353 5 of 12 (rows
         // at 0.57–2.43× in turn, the barriers at 1.14×). The last came from the mean cost
         // of a few dozen sampled calls, which one preempted call moves: the measured cost
-        // is now the median (`cost_median_ns`). Eight local jobs since: 10–12 of 12 in
-        // seven, 6 of 12 in one whose calibration ran slow (every prediction 1.1–1.5×
-        // the loop's, the reference exchange at 0.9–1.1×). Pooled, one such job among
-        // three still passes, two fail, and so does a model wrong by 1.4×.
+        // is now the median (`cost_median_ns`). Nine local jobs since: 10–12 of 12 in
+        // eight, 6 of 12 in one whose calibration seemed to run slow (Allreduce at 8 B
+        // and 4 KiB priced at 1.51× and 1.41× the loop's cost, the reference exchange at
+        // 0.89× and 1.04×). Pooled, one such job among three still passes, two fail, and
+        // so does a model wrong by 1.4×.
         if np <= cores() {
             assert!(
                 held * 4 >= 12 * jobs * 3,
