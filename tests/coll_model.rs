@@ -20,25 +20,17 @@ fn job(
     shim_job(mpi, np, "coll_model.c", &[colls, sizes], extra, name).0
 }
 
-/// The job, with the program's reference exchanges (tests/c/coll_model.c, "ref"): per
-/// (where, bytes), where is "init" or the collective's name in lower case, the median ns
-/// of an MPI_Sendrecv of that size with rank ^ 1, timed by the program in that loop.
-fn job_with_reference(
-    mpi: Mpi,
+/// The Open MPI table (every collective at 8 B, 4 KiB and 256 KiB), with the
+/// program's reference exchanges (tests/c/coll_model.c, "ref"): per (where, bytes), where
+/// is "init" or the collective's name in lower case, the median ns of an MPI_Sendrecv of
+/// that size with rank ^ 1, timed by the program in that loop.
+fn table_with_reference(
     np: usize,
-    colls: &str,
-    sizes: &str,
     extra: &[(&str, &str)],
     name: &str,
 ) -> (Report, BTreeMap<(String, u64), f64>) {
-    let (r, o) = shim_job(
-        mpi,
-        np,
-        "coll_model.c",
-        &[colls, sizes, "300", "ref"],
-        extra,
-        name,
-    );
+    let args = ["all", "8,4096,262144", "300", "ref"];
+    let (r, o) = shim_job(Mpi::OpenMpi, np, "coll_model.c", &args, extra, name);
     let refs = stdout(&o)
         .lines()
         .filter_map(|l| {
@@ -256,8 +248,7 @@ fn table_job(np: usize, name: &str) -> usize {
     // only after its sched_yield returns, which doubles an 8-byte latency.
     let yield_when_idle = if np > cores() { "1" } else { "0" };
     let extra = [("OMPI_MCA_mpi_yield_when_idle", yield_when_idle)];
-    let go =
-        |name: &str| job_with_reference(Mpi::OpenMpi, np, "all", "8,4096,262144", &extra, name);
+    let go = |name: &str| table_with_reference(np, &extra, name);
     // A calibration the report marks disturbed (a rank off its CPU while probing) is run
     // again, at most twice, as for the switches (`undisturbed_run`).
     let (mut r, mut refs) = go(name);
