@@ -78,6 +78,72 @@ fn quantile(all: &[f64], q: f64) -> f64 {
     v[((v.len() - 1) as f64 * q) as usize]
 }
 
+/// What any sample the shim could draw makes of the program's per-step arrival waits
+/// (`TRUTH arrival_wait_ns`, `per_step` collective calls a step, each waiting as long as
+/// its step): the lowest and highest stride-weighted mean. The shim keeps calls 0..63 of
+/// a communicator's function, then one call in each aligned block of `stride` (2 from
+/// call 64, 4 from 128, doubling), which one drawn from a hash of a channel the test
+/// cannot know (`src/record/samples.rs`, `kept`). The program's mean over all calls is
+/// one point of this range; with a step slowed by milliseconds left out of the sample
+/// (or kept and weighted by 4), the estimate rightly lies elsewhere in it (a CI run:
+/// 506 µs against the program's 522 µs over all 200 calls of `icoll_waitall`).
+fn sample_range(t: &[(String, f64)], per_step: usize) -> [f64; 2] {
+    let calls: Vec<f64> = all_truths(t, "arrival_wait_ns")
+        .into_iter()
+        .flat_map(|x| std::iter::repeat_n(x, per_step))
+        .collect();
+    // (weight, lowest, highest) of each block; a last, partial block may hold no kept
+    // call, so it is taken both ways.
+    let mut blocks = Vec::new();
+    let mut k = 0;
+    while k < calls.len() {
+        let stride = if k < 64 { 1 } else { 1usize << (k.ilog2() - 5) };
+        let b = &calls[k..(k + stride).min(calls.len())];
+        let lo = b.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = b.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        blocks.push((stride as f64, lo, hi, b.len() < stride));
+        k += stride;
+    }
+    let mean = |pick: &dyn Fn(&(f64, f64, f64, bool)) -> f64, partial: bool| {
+        let used = blocks.iter().filter(|b| partial || !b.3);
+        let w: f64 = used.clone().map(|b| b.0).sum();
+        used.map(|b| b.0 * pick(b)).sum::<f64>() / w
+    };
+    let lo = mean(&|b| b.1, true).min(mean(&|b| b.1, false));
+    let hi = mean(&|b| b.2, true).max(mean(&|b| b.2, false));
+    [lo, hi]
+}
+
+/// The row's arrival wait against the program's: within `tol` of its mean over all
+/// calls, or that mean inside the row's interval, or inside what a sample of the calls
+/// could hold ([`sample_range`]) widened by `tol`.
+fn arrival_wait_holds(
+    name: &str,
+    row: &loggp_report::CollectiveSplit,
+    t: &[(String, f64)],
+    per_step: usize,
+    tol: f64,
+) {
+    let all = truth(t, "arrival_wait_per_call_ns");
+    let [lo, hi] = row.arrival_wait_ns_ci.expect("an interval");
+    let [s_lo, s_hi] = sample_range(t, per_step);
+    let w = row.arrival_wait_ns;
+    println!("{name}: arrival wait {w:.0} [{lo:.0}, {hi:.0}], the program's {all:.0}, a sample of its calls {s_lo:.0}..{s_hi:.0}");
+    assert!(
+        (w - all).abs() <= tol * all
+            || (lo <= all && all <= hi)
+            || ((1.0 - tol) * s_lo <= w && w <= (1.0 + tol) * s_hi),
+        "{name}: arrival wait {w:.0} [{lo:.0}, {hi:.0}] against the program's {all:.0} (a sample of its calls: {s_lo:.0}..{s_hi:.0})"
+    );
+}
+
+/// Whether every sample the shim could draw of the program's calls averages within 5 %
+/// of `nominal`: only then must the row's estimate too.
+fn nominal_holds(t: &[(String, f64)], per_step: usize, nominal: f64) -> bool {
+    let [lo, hi] = sample_range(t, per_step);
+    (lo - nominal).abs() <= 0.05 * nominal && (hi - nominal).abs() <= 0.05 * nominal
+}
+
 fn all_truths(t: &[(String, f64)], key: &str) -> Vec<f64> {
     let v: Vec<f64> = t.iter().filter(|(k, _)| k == key).map(|x| x.1).collect();
     assert!(!v.is_empty(), "no TRUTH {key}");
@@ -531,8 +597,7 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
         // yielding, 4 ranks on 2 cores delay the sleeping rank 3 further: there the
         // nominal delay is checked on 2 ranks below, and 4 ranks against the program.
         // On Open MPI too only where the program's clocks saw the 3 ms it built in.
-        let built = truth(&t, "arrival_wait_per_call_ns");
-        if mpi == Mpi::OpenMpi && (built - 3e6).abs() <= 0.05 * 3e6 {
+        if mpi == Mpi::OpenMpi && nominal_holds(&t, 1, 3e6) {
             within(
                 &format!("{name}: arrival wait vs 3 ms"),
                 row.arrival_wait_ns,
@@ -545,13 +610,8 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
         // without yielding, 4 ranks on 2 cores scatter the delays by milliseconds from
         // call to call and the kept calls' mean is held to 10 %.
         let all = truth(&t, "arrival_wait_per_call_ns");
-        let [lo, hi] = row.arrival_wait_ns_ci.expect("an interval");
         let tol = if mpi == Mpi::Mpich { 0.1 } else { 0.02 };
-        assert!(
-            (row.arrival_wait_ns - all).abs() <= tol * all || (lo <= all && all <= hi),
-            "{name}: arrival wait {:.0} [{lo:.0}, {hi:.0}] against the program's {all:.0}",
-            row.arrival_wait_ns
-        );
+        arrival_wait_holds(&name, row, &t, 1, tol);
         // Findings first (issue 27): the first names a wait at the collectives, and
         // rank 0's puts the program's 100 calls × its mean arrival wait at stake, within
         // 10 %. On Open MPI rank 0's is the first; under MPICH's polling ranks on 2
@@ -612,7 +672,7 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
         // (once in a CI run rank 1 came 1.08 ms late: the VM woke it late), and always
         // the program's own mean within 2 % or inside the row's interval.
         let all2 = truth(&t2, "arrival_wait_per_call_ns");
-        if (all2 - 1e6).abs() <= 0.05 * 1e6 {
+        if nominal_holds(&t2, 1, 1e6) {
             within(
                 &format!("{name}: 2 ranks, arrival wait vs 1 ms"),
                 row.arrival_wait_ns,
@@ -622,12 +682,7 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
         } else {
             println!("{name}: the program measured {all2:.0} ns per call, not 1 ms: the nominal check is left out");
         }
-        let [lo, hi] = row.arrival_wait_ns_ci.expect("an interval");
-        assert!(
-            (row.arrival_wait_ns - all2).abs() <= 0.02 * all2 || (lo <= all2 && all2 <= hi),
-            "{name}: 2 ranks, arrival wait {:.0} [{lo:.0}, {hi:.0}] against the program's {all2:.0}",
-            row.arrival_wait_ns
-        );
+        arrival_wait_holds(&format!("{name}: 2 ranks"), row, &t2, 1, 0.02);
     }
 }
 
@@ -674,7 +729,8 @@ fn nonblocking_collective_waits_in_the_call_that_completes_it() {
         let kept = if case == "icoll_waitall" { 114 } else { 82 };
         assert_eq!(row.calls_matched, kept, "{name}: {row:?}");
         let all = truth(&t, "arrival_wait_per_call_ns");
-        if (all - 0.5e6).abs() <= 0.05 * 0.5e6 {
+        let per_step = if case == "icoll_waitall" { 2 } else { 1 };
+        if nominal_holds(&t, per_step, 0.5e6) {
             within(
                 &format!("{name}: arrival wait vs 0.5 ms"),
                 row.arrival_wait_ns,
@@ -684,12 +740,7 @@ fn nonblocking_collective_waits_in_the_call_that_completes_it() {
         } else {
             println!("{name}: the program measured {all:.0} ns per call, not 0.5 ms: the nominal check is left out");
         }
-        let [lo, hi] = row.arrival_wait_ns_ci.expect("an interval");
-        assert!(
-            (row.arrival_wait_ns - all).abs() <= 0.02 * all || (lo <= all && all <= hi),
-            "{name}: arrival wait {:.0} [{lo:.0}, {hi:.0}] against the program's {all:.0}",
-            row.arrival_wait_ns
-        );
+        arrival_wait_holds(&name, row, &t, per_step, 0.02);
         // The Wait calls are the collectives' time: rank 0's collective wait is its 100
         // calls' (within 5 %), and its message calls hold none of it.
         let r0 = rank(&r, 0);

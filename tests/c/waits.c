@@ -28,7 +28,9 @@
  * ranks sleep through all but its last 0.3 ms, so that 4 ranks on 2 cores keep the
  * delay. Besides the nominal delay, the program prints the truth it measured itself on
  * CLOCK_MONOTONIC (shared by the ranks of one host): TRUTH <name> <ns>, each rank's
- * times gathered on rank 0. */
+ * times gathered on rank 0. The collective cases print rank 0's arrival wait of each
+ * step too (TRUTH arrival_wait_ns, one line a step, in order), so that a test can tell
+ * what any sample of the calls could have held. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +213,7 @@ int main(int argc, char **argv) {
           if (all[r * calls + i] > last) last = all[r * calls + i];
         wait += last - in[i];
         cost += out[i] - last;
+        printf("TRUTH arrival_wait_ns %.0f\n", last - in[i]);
       }
       printf("TRUTH arrival_wait_per_call_ns %.0f\n", wait / calls);
       printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
@@ -267,7 +270,9 @@ int main(int argc, char **argv) {
         for (int r = 0; r < size; r++)
           if (all[r * calls + i] > last) last = all[r * calls + i];
         double a = last - w[i];
-        wait += a < 0 ? 0 : (a > out[i] - w[i] ? out[i] - w[i] : a);
+        a = a < 0 ? 0 : (a > out[i] - w[i] ? out[i] - w[i] : a);
+        wait += a;
+        printf("TRUTH arrival_wait_ns %.0f\n", a);
         in_wait += out[i] - w[i];
       }
       printf("TRUTH arrival_wait_per_call_ns %.0f\n", wait / calls);
