@@ -16,9 +16,15 @@ case "${1:-}" in
     ip -n lg-h1 addr add 10.77.0.1/24 dev lg-veth1; ip -n lg-h2 addr add 10.77.0.2/24 dev lg-veth2
     for h in lg-h1 lg-h2; do ip -n $h link set lo up; done
     ip -n lg-h1 link set lg-veth1 up; ip -n lg-h2 link set lg-veth2 up
+    # The rate fixes G. The queue (tbf's latency) holds 400 ms at that rate, more than
+    # the sockets' send buffers (tcp_wmem max 4 MiB) of the two or three connections a
+    # job opens: with ground-truth.md's 50 ms (1.25 MB at 200 Mbit/s) a long burst of
+    # PRTT(n,0,s) overflowed it, a lost tail waited for TCP's retransmission timeouts
+    # (one pass at 35734 B took 3.9 s in a CI run), and the stalled sends read as
+    # waiting for a late receiver: the eager limit was found at 35734 B, not 65536.
     if [ -n "${2:-}" ]; then
-      ip netns exec lg-h1 tc qdisc add dev lg-veth1 root tbf rate "$2" burst 64kb latency 50ms
-      ip netns exec lg-h2 tc qdisc add dev lg-veth2 root tbf rate "$2" burst 64kb latency 50ms
+      ip netns exec lg-h1 tc qdisc add dev lg-veth1 root tbf rate "$2" burst 64kb latency 400ms
+      ip netns exec lg-h2 tc qdisc add dev lg-veth2 root tbf rate "$2" burst 64kb latency 400ms
     fi
     grep -q ' lg-h1$' /etc/hosts || printf '10.77.0.1 lg-h1\n10.77.0.2 lg-h2\n' >> /etc/hosts
     cat > $launcher <<'EOS'
