@@ -88,13 +88,14 @@ fn quantile(all: &[f64], q: f64) -> f64 {
 /// (or kept and weighted by 4), the estimate rightly lies elsewhere in it (a CI run:
 /// 506 µs against the program's 522 µs over all 200 calls of `icoll_waitall`).
 fn sample_range(t: &[(String, f64)], per_step: usize) -> [f64; 2] {
+    type Block = (f64, f64, f64, bool);
     let calls: Vec<f64> = all_truths(t, "arrival_wait_ns")
         .into_iter()
         .flat_map(|x| std::iter::repeat_n(x, per_step))
         .collect();
-    // (weight, lowest, highest) of each block; a last, partial block may hold no kept
-    // call, so it is taken both ways.
-    let mut blocks = Vec::new();
+    // Each block: weight, lowest, highest, partial. A last, partial block may hold no
+    // kept call, so it is taken both ways.
+    let mut blocks: Vec<Block> = Vec::new();
     let mut k = 0;
     while k < calls.len() {
         let stride = if k < 64 { 1 } else { 1usize << (k.ilog2() - 5) };
@@ -104,7 +105,7 @@ fn sample_range(t: &[(String, f64)], per_step: usize) -> [f64; 2] {
         blocks.push((stride as f64, lo, hi, b.len() < stride));
         k += stride;
     }
-    let mean = |pick: &dyn Fn(&(f64, f64, f64, bool)) -> f64, partial: bool| {
+    let mean = |pick: &dyn Fn(&Block) -> f64, partial: bool| {
         let used = blocks.iter().filter(|b| partial || !b.3);
         let w: f64 = used.clone().map(|b| b.0).sum();
         used.map(|b| b.0 * pick(b)).sum::<f64>() / w
