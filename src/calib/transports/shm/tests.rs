@@ -142,3 +142,17 @@ fn cleanup_unlinks_a_live_segment() {
     cleanup();
     assert!(!std::path::Path::new(&path).exists());
 }
+
+/// Single copies start where the two ways' lines cross between the trials, not at the
+/// first trial they won (a ring 2 µs faster at 16 KiB and 6 µs slower at 64 KiB crosses
+/// a quarter of the way, at 28 KiB).
+#[test]
+fn single_copies_start_where_the_lines_cross() {
+    let sizes = [16 << 10, 64 << 10, 256 << 10];
+    let took = [[10_000, 12_000], [30_000, 24_000], [100_000, 70_000]];
+    assert_eq!(crossover(&sizes, &took, 1), 28 << 10);
+    assert_eq!(crossover(&sizes, &took, 0), 16 << 10);
+    // A tie at the trial before: from there.
+    let tie = [[10_000, 10_000], [30_000, 24_000], [100_000, 70_000]];
+    assert_eq!(crossover(&sizes, &tie, 1), 16 << 10);
+}

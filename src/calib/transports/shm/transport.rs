@@ -93,7 +93,7 @@ impl ShmTransport {
         }
         let from = (0..sizes.len())
             .find(|&k| took[k..].iter().all(|x| x[1] < x[0]))
-            .map(|k| sizes[k].max(SINGLE_COPY_FROM));
+            .map(|k| crossover(&sizes, &took, k).max(SINGLE_COPY_FROM));
         self.single_copy_from = from.unwrap_or(usize::MAX);
         let trials: Vec<String> = sizes
             .iter()
@@ -108,7 +108,7 @@ impl ShmTransport {
             })
             .collect();
         let how = match from {
-            Some(f) => format!("{} KiB on by a single copy", f >> 10),
+            Some(f) => format!("{} KiB on by a single copy", f.div_ceil(1024)),
             None => "through the ring".into(),
         };
         self.choices.push(how.clone());
@@ -255,11 +255,32 @@ pub fn connect_client<C: Control>(
     Ok(t)
 }
 
+/// Where single copies start, given that they win at trial `k` and every larger one:
+/// trial k's size where it is the first, else where the lines through the two ways' round
+/// trips at trials k − 1 and k cross (both ways cost a fixed part and a part per byte).
+/// Starting at trial k's size left the sizes between the trials to the ring's two copies
+/// where they lost: in a CI run at f150d53 that made raw shm 1.11–1.22 × vader's single
+/// copy at 39–55 KB in 2 of 10 runs, single copies having won from 64 KiB and lost at 16.
+pub(super) fn crossover(sizes: &[usize], took: &[[u64; 2]], k: usize) -> usize {
+    if k == 0 {
+        return sizes[0];
+    }
+    // Ring minus single copy: not positive at k − 1 (the ring won or tied), positive at k.
+    let d = |i: usize| took[i][0] as f64 - took[i][1] as f64;
+    let (a, b) = (sizes[k - 1] as f64, sizes[k] as f64);
+    let t = (-d(k - 1)) / (d(k) - d(k - 1));
+    (a + (b - a) * t.clamp(0.0, 1.0)).ceil() as usize
+}
+
 /// The sizes and number of the round trips that choose between a single copy and two at
 /// connection: which is faster depends on the size and on the machine's state (two copies
 /// move twice the bytes, and lost in a phase of this VM where memory was slow; a single
 /// copy needs a handshake, and lost where it was not).
-pub(super) const SINGLE_COPY_TRIALS: [usize; 3] = [16 << 10, 64 << 10, 256 << 10];
+/// 8 KiB, where single copies may begin (`SINGLE_COPY_FROM`), and 32 KiB since the two
+/// ways' lines are straight only roughly: with trials at 16, 64 and 256 KiB alone, raw shm
+/// lost to vader at 11–14 KB in a slow phase, the ring's two copies used below 16 KiB.
+pub(super) const SINGLE_COPY_TRIALS: [usize; 5] =
+    [8 << 10, 16 << 10, 32 << 10, 64 << 10, 256 << 10];
 pub(super) const TRIALS: usize = 5;
 
 /// Server side: map the client's segment, say so (with this process and its buffer),
