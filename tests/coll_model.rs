@@ -3,7 +3,7 @@
 //! the MPI's own variables (Open MPI's `coll_tuned_<coll>_algorithm` with dynamic rules,
 //! MPICH's `MPIR_CVAR_<COLL>_INTRA_ALGORITHM`), or by Open MPI 4.1's fixed rules. The
 //! predictions are printed beside the measured cost, row by row, and on 2 ranks (a core
-//! each) 8 of the issue's 12 Open MPI rows must lie within its ±30 %.
+//! each), three jobs, 80 % of their Open MPI rows must lie within its ±30 %.
 mod common;
 use common::*;
 use loggp_report::{CollectiveModel, Report};
@@ -188,7 +188,8 @@ fn mpich_names_its_cvar_or_its_default() {
 
 /// The issue's table: Allreduce, Bcast, Allgather and Alltoall at 8 B, 4 KiB and 256 KiB
 /// on 2 and 4 ranks under Open MPI, every row printed with its prediction and measured
-/// cost; on 2 ranks, three jobs, 27 of their 36 rows within the issue's ±30 % (see below).
+/// cost; on 2 ranks, three jobs, 29 of their 36 rows (80 %) within the issue's ±30 %
+/// (see below).
 #[test]
 fn open_mpi_prices_every_collective_it_ran() {
     for np in [2, 4] {
@@ -205,9 +206,9 @@ fn open_mpi_prices_every_collective_it_ran() {
             "coll_table_openmpi_{np}: {held} of {} rows held over {jobs} job(s): {pooled:?}",
             12 * jobs
         );
-        // The issue's ±30 %, in at least 75 % of the rows of three jobs (the issue asks
-        // 80 %: not held, see below), each job's rows at the calibration's level or at the
-        // loop's, whichever holds more rows of that job.
+        // The issue's ±30 %, in at least 80 % of the rows of three jobs (29 of 36), each
+        // job's rows at the calibration's level or at the loop's, whichever holds more
+        // rows of that job.
         //
         // Why the loop's level: the calibration at MPI_Init and the loop may run at
         // different levels of the machine (this VM's cost of a call moves by up to 3×
@@ -230,9 +231,22 @@ fn open_mpi_prices_every_collective_it_ran() {
         // and 4 KiB priced at 1.51× and 1.41× the loop's cost, the reference exchange at
         // 0.89× and 1.04×). Pooled, one such job among three still passes, two fail, and
         // so does a model wrong by 1.4×.
+        //
+        // 80 % since three causes of misses were found (2026-11-25), none of them the
+        // model's steps: the program's buffers were calloc'd and never written, so a
+        // Bcast's root and an Alltoall's sender read 256 KiB from the kernel's one zero
+        // page (Bcast 256 KiB priced 1.2–1.45× its cost); its reference exchanges used
+        // the collective's buffers, leaving a Bcast's destination in the other core's
+        // cache (the next Bcast of 256 KiB took 41 µs, 20–26 µs after an exchange of
+        // other buffers); and MPI_Reduce_local and memcpy were timed one call a window,
+        // so that 8 B cost the clock reads' 30–40 ns (every 8 B exchange priced
+        // 1.2–1.5×). After the three, 31–33 of 36 in 11 runs (33 in 8); the one row left out in
+        // every job is Allreduce of 256 KiB (Rabenseifner, priced 30–35 µs, measured
+        // 53–55 µs; a program timing it alone without loggp saw 50–57 µs against 30 µs
+        // for its copy, two exchanges and reduction timed apart; cause not found).
         if np <= cores() {
             assert!(
-                held * 4 >= 12 * jobs * 3,
+                held * 5 >= 12 * jobs * 4,
                 "coll_table_openmpi_{np}: {held} of {} rows held over {jobs} jobs: {pooled:?}",
                 12 * jobs
             );

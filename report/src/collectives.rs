@@ -22,11 +22,13 @@ pub struct CollectiveConfig {
     /// `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` (`auto`: MPICH's own selection decides).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub variables: BTreeMap<String, String>,
-    /// MPI_Reduce_local of MPI_DOUBLE with MPI_SUM on rank 0: `[bytes, ns]`, the median
-    /// of its repetitions; the price of a reduction algorithm's local arithmetic.
+    /// MPI_Reduce_local of MPI_DOUBLE with MPI_SUM on rank 0: `[bytes, ns]` per call, the
+    /// median of 5 windows of up to 1024 calls less the clock reads' cost; the price of a
+    /// reduction algorithm's local arithmetic.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reduce_local_ns: Vec<[f64; 2]>,
-    /// A local copy (memcpy) on rank 0: `[bytes, ns]`, the median of its repetitions;
+    /// A local copy (memcpy) on rank 0: `[bytes, ns]` per call, timed as
+    /// `reduce_local_ns`;
     /// the price of the copy of a rank's own block (Allgather, Alltoall) or vector
     /// (Allreduce) into the receive buffer with which those algorithms begin.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
