@@ -186,6 +186,45 @@ fn mpich_names_its_cvar_or_its_default() {
     );
 }
 
+/// Every algorithm the model offers for MPICH, and so every value advice may tell a user to
+/// set, is one MPICH accepts: a job started with it runs. (MPICH 4.0.2 ends a job at
+/// MPI_Init with "Invalid MPIR_CVAR_BARRIER_INTRA_ALGORITHM value (k_dissemination)": the
+/// model named MPICH 4.1's barriers before.)
+#[test]
+fn every_mpich_algorithm_it_offers_is_one_mpich_accepts() {
+    for coll in [
+        "allreduce",
+        "bcast",
+        "allgather",
+        "alltoall",
+        "barrier",
+        "reduce",
+    ] {
+        let offered = loggp_model::coll::select::mpich(coll);
+        assert!(!offered.is_empty(), "{coll}: no algorithm");
+        for a in offered {
+            let var = format!("MPIR_CVAR_{}_INTRA_ALGORITHM", coll.to_uppercase());
+            let name = format!("coll_cvar_{coll}_{}", a.id);
+            // shim_job asserts that the job ran (exit status 0).
+            let (r, _) = shim_job(
+                Mpi::Mpich,
+                2,
+                "init_only.c",
+                &[],
+                &[(var.as_str(), a.id), ("LOGGP_CALIBRATE", "off")],
+                &name,
+            );
+            assert_eq!(r.collective_config.decider, "mpich", "{name}");
+        }
+        let default = loggp_model::coll::select::mpich_default(coll, 2, 8);
+        assert!(
+            offered.iter().any(|a| Some(a.name) == default),
+            "{coll}: the default {default:?} is not among {:?}",
+            offered.iter().map(|a| a.name).collect::<Vec<_>>()
+        );
+    }
+}
+
 /// The table: Allreduce, Bcast, Allgather and Alltoall at 8 B, 4 KiB and 256 KiB
 /// on 2 and 4 ranks under Open MPI, every row printed with its prediction and measured
 /// cost; on 2 ranks, three jobs, 29 of their 36 rows (80 %) within the issue's ±30 %

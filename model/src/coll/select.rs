@@ -227,14 +227,14 @@ pub fn mpich(coll: &str) -> &'static [Algorithm] {
             n, m
         ))),
     ];
-    static BARRIER: [Algorithm; 2] = [
-        alg!("k_dissemination", "k_dissemination", |n, _m| Some(
-            s::bruck_barrier(n)
-        )),
-        alg!("recexch", "recexch", |n, _m| Some(
-            s::recursive_doubling_barrier(n)
-        )),
-    ];
+    // MPICH 4.0.2 refuses `k_dissemination` and `recexch` (MPICH 4.1's names) at MPI_Init,
+    // so advice to force them would end the job; `dissemination` (Hensgen, Finkel and
+    // Manber 1988: in round k, rank i sends to i + 2^k and receives from i − 2^k, as
+    // `barrier_intra_dissemination.c` does) it accepts. Its `smp` and `nb` are not
+    // modelled.
+    static BARRIER: [Algorithm; 1] = [alg!("dissemination", "dissemination", |n, _m| Some(
+        s::bruck_barrier(n)
+    ))];
     static REDUCE: [Algorithm; 1] = [alg!("binomial", "binomial", |n, m| Some(
         s::binomial_reduce(n, m)
     ))];
@@ -261,7 +261,7 @@ pub fn mpich_default(coll: &str, n: u32, m: u64) -> Option<&'static str> {
         "alltoall" if m <= 256 && n >= 8 => "brucks",
         "alltoall" if m <= 32768 => "scattered",
         "alltoall" => "pairwise",
-        "barrier" => "k_dissemination",
+        "barrier" => "dissemination",
         "reduce" => "binomial",
         _ => return None,
     })
