@@ -192,14 +192,7 @@ fn mpich_names_its_cvar_or_its_default() {
 /// model named MPICH 4.1's barriers before.)
 #[test]
 fn every_mpich_algorithm_it_offers_is_one_mpich_accepts() {
-    for coll in [
-        "allreduce",
-        "bcast",
-        "allgather",
-        "alltoall",
-        "barrier",
-        "reduce",
-    ] {
+    for coll in loggp_model::coll::select::COLLECTIVES {
         let offered = loggp_model::coll::select::mpich(coll);
         assert!(!offered.is_empty(), "{coll}: no algorithm");
         for a in offered {
