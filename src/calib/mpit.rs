@@ -2,6 +2,7 @@
 //! transport a pair uses, reported beside the measured switch.
 use crate::base::mpi;
 use loggp_model::coll::select::COLLECTIVES;
+use loggp_model::stats::median;
 use loggp_report::PeerClass;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
@@ -220,19 +221,13 @@ pub fn collective_config() -> loggp_report::CollectiveConfig {
 fn per_call_ns(bytes: usize, mut op: impl FnMut(usize) -> bool) -> Option<f64> {
     let now = crate::base::clock::monotonic_raw_ns;
     let calls = (65536 / bytes.max(1)).clamp(1, 1024);
-    let median = |mut t: Vec<f64>| {
-        t.sort_by(f64::total_cmp);
-        t[t.len() / 2]
-    };
-    let empty = median(
-        (0..5)
-            .map(|_| {
-                let t0 = now();
-                let t1 = now();
-                t1.saturating_sub(t0) as f64
-            })
-            .collect(),
-    );
+    let empty: Vec<f64> = (0..5)
+        .map(|_| {
+            let t0 = now();
+            let t1 = now();
+            t1.saturating_sub(t0) as f64
+        })
+        .collect();
     let mut windows = Vec::with_capacity(5);
     for _ in 0..5 {
         let t0 = now();
@@ -244,7 +239,8 @@ fn per_call_ns(bytes: usize, mut op: impl FnMut(usize) -> bool) -> Option<f64> {
         let t1 = now();
         windows.push(t1.saturating_sub(t0) as f64);
     }
-    Some(((median(windows) - empty) / calls as f64).max(0.0))
+    let (window, empty) = (median(&windows)?, median(&empty)?);
+    Some(((window - empty) / calls as f64).max(0.0))
 }
 
 /// A memcpy at 8 B, 1 KiB, 64 KiB and 1 MiB (the MPIs' local copy of contiguous bytes),
