@@ -38,12 +38,18 @@ pub(super) const KIND_SINGLE_COPY: u64 = 3;
 /// No message below this size is copied once (`KIND_SINGLE_COPY`): a copy through the
 /// ring costs less than the handshake a single copy needs. Above it, the trials at
 /// connection decide: two copies move twice the bytes, and in a slow phase of this VM
-/// (every cost 2.3 × the usual) they made this "floor" 1.1–1.8 × Open MPI's single-copy
-/// rendezvous from 11 KB on; elsewhere they were 0.4–0.6 × it.
-pub(super) const SINGLE_COPY_FROM: usize = 8 << 10;
+/// (every cost 3 × the usual) they made this "floor" 1.1–1.8 × Open MPI's single-copy
+/// rendezvous from 11 KB on, and (CI at 8c0aee4, single copies then from 8 KiB) 1.17–1.56
+/// × it at 4.9–6.9 KB; elsewhere they were 0.3–0.6 × it. In that phase single copies won
+/// from 4–7 KiB (trials of 2026-11-25).
+pub(super) const SINGLE_COPY_FROM: usize = 2 << 10;
 
-/// How much of a large message the writer copies before it publishes it.
-pub(super) const CHUNK: usize = 4 << 10;
+/// How much of a large message the writer copies before it publishes it: the reader
+/// copies one chunk out while the writer copies the next in. 2 KiB: with 4 KiB (no
+/// pipeline up to 4 KiB) raw shm was 0.8–1.25 × vader's eager round trip at 2.9–3.4 KB
+/// and above the floor's bound in both phases of this VM; ten quick runs each with 2 KiB
+/// gave 0.65–0.90 × there (1 KiB: 0.64–1.07, 512 B: 0.81–1.07).
+pub(super) const CHUNK: usize = 2 << 10;
 
 /// Bytes a message of `size` takes in the ring.
 pub(super) fn footprint(size: usize) -> usize {

@@ -66,8 +66,11 @@ impl ShmTransport {
     }
 
     /// The client's side of choosing how large messages go: at each trial size both ways,
-    /// `TRIALS` round trips each; single copies from the smallest trial size on which they
-    /// win there and at every larger one. The server follows (`choose_server`) and gets
+    /// `TRIALS` round trips each, compared by their medians (the fastest of them favoured
+    /// the ring, whose round trips spread widely in a slow phase: fastest 2.5–3.3 µs at 4
+    /// KiB where its median in the calibration was 7 µs, single copies steady at 4.5);
+    /// single copies from the smallest trial size on which they win there and at every
+    /// larger one. The server follows (`choose_server`) and gets
     /// the choice.
     fn choose_client<C: Control>(&mut self, ctl: &mut C) -> Result<(), String> {
         let max = self.sbuf.len();
@@ -80,15 +83,16 @@ impl ShmTransport {
         for (k, &size) in sizes.iter().enumerate() {
             for (i, single) in [false, true].into_iter().enumerate() {
                 self.single_copy_from = if single { 0 } else { usize::MAX };
-                let mut best = u64::MAX;
-                for _ in 0..TRIALS {
+                let mut round_trips = [0u64; TRIALS];
+                for t in round_trips.iter_mut() {
                     let t0 = crate::base::clock::monotonic_raw_ns();
                     if !self.send(size) || !self.recv(size) {
                         return Err("the single-copy trial failed".into());
                     }
-                    best = best.min(crate::base::clock::monotonic_raw_ns() - t0);
+                    *t = crate::base::clock::monotonic_raw_ns() - t0;
                 }
-                took[k][i] = best;
+                round_trips.sort_unstable();
+                took[k][i] = round_trips[TRIALS / 2];
             }
         }
         let from = (0..sizes.len())
@@ -276,11 +280,19 @@ pub(super) fn crossover(sizes: &[usize], took: &[[u64; 2]], k: usize) -> usize {
 /// connection: which is faster depends on the size and on the machine's state (two copies
 /// move twice the bytes, and lost in a phase of this VM where memory was slow; a single
 /// copy needs a handshake, and lost where it was not).
-/// 8 KiB, where single copies may begin (`SINGLE_COPY_FROM`), and 32 KiB since the two
-/// ways' lines are straight only roughly: with trials at 16, 64 and 256 KiB alone, raw shm
-/// lost to vader at 11–14 KB in a slow phase, the ring's two copies used below 16 KiB.
-pub(super) const SINGLE_COPY_TRIALS: [usize; 5] =
-    [8 << 10, 16 << 10, 32 << 10, 64 << 10, 256 << 10];
+/// 2 KiB, where single copies may begin (`SINGLE_COPY_FROM`), 4 KiB (in a slow phase the
+/// lines crossed between 4 and 8 KiB), and 32 KiB since the two ways' lines are straight
+/// only roughly: with trials at 16, 64 and 256 KiB alone, raw shm lost to vader at 11–14
+/// KB in a slow phase, the ring's two copies used below 16 KiB.
+pub(super) const SINGLE_COPY_TRIALS: [usize; 7] = [
+    2 << 10,
+    4 << 10,
+    8 << 10,
+    16 << 10,
+    32 << 10,
+    64 << 10,
+    256 << 10,
+];
 pub(super) const TRIALS: usize = 5;
 
 /// Server side: map the client's segment, say so (with this process and its buffer),
