@@ -170,6 +170,13 @@ pub struct Point {
     /// Each pass's time per exchange.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exchange_reps_ns: Vec<f64>,
+    /// The refill exchange: as `exchange_ns`, but each rank sends what it received in
+    /// the exchange before, into the buffer it sent from then, so the lines it writes are
+    /// the ones the peer has just read (the allgather phase of Rabenseifner's and the
+    /// ring's Allreduce). Through shared memory the peer's cache gives each line back:
+    /// up to 2 × `exchange_ns` at 64-256 KiB. From 8 KiB; absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange_refill_ns: Option<f64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

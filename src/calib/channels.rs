@@ -127,6 +127,9 @@ impl Transport for Mux {
     fn exchange(&mut self, size: usize) -> bool {
         self.t().exchange(size)
     }
+    fn exchange_refill(&mut self, size: usize) -> bool {
+        self.t().exchange_refill(size)
+    }
     fn stopped(&self) -> bool {
         match self.chans.get(self.cur) {
             Some(Chan::Raw(i)) => match &self.raws[*i] {

@@ -5,8 +5,9 @@ use loggp_report::CalibrationSet;
 
 /// One peer class's prices, from its calibration set.
 pub(super) struct Prices<'a> {
-    /// (size, end-to-end, o_s, o_r, gap, exchange or NaN), ns, by size, smoothed.
-    points: Vec<[f64; 6]>,
+    /// (size, end-to-end, o_s, o_r, gap, exchange or NaN, refill exchange or NaN), ns, by
+    /// size, smoothed.
+    points: Vec<[f64; 7]>,
     set: &'a CalibrationSet,
     /// The values `without_spikes` replaced, said in each row's note: "o_s at 4096 B:
     /// 229202 → 820 ns".
@@ -51,7 +52,7 @@ fn without_spikes(size: &[f64], v: &[f64]) -> (Vec<f64>, Vec<usize>) {
 
 impl<'a> Prices<'a> {
     pub(super) fn of(set: &'a CalibrationSet) -> Option<Self> {
-        let mut points: Vec<[f64; 6]> = set
+        let mut points: Vec<[f64; 7]> = set
             .points
             .iter()
             .filter_map(|p| {
@@ -62,6 +63,7 @@ impl<'a> Prices<'a> {
                     p.recv_overhead_ns.unwrap_or(0.0).max(0.0),
                     p.gap_all_ns.unwrap_or(0.0).max(0.0),
                     p.exchange_ns.unwrap_or(f64::NAN),
+                    p.exchange_refill_ns.unwrap_or(f64::NAN),
                 ])
             })
             .collect();
@@ -73,6 +75,7 @@ impl<'a> Prices<'a> {
             (3, "o_r"),
             (4, "gap"),
             (5, "exchange"),
+            (6, "refill exchange"),
         ] {
             // Only where measured (the exchange probe may be missing at some sizes).
             let at: Vec<usize> = (0..points.len())
@@ -127,6 +130,7 @@ impl<'a> Prices<'a> {
                     last[3],
                     last[4] + more,
                     last[5] + 2.0 * more,
+                    last[6] + 2.0 * more,
                 ]
             }
         };
@@ -173,6 +177,7 @@ impl<'a> Prices<'a> {
             recv_overhead_ns: v[3],
             gap_ns: v[4],
             exchange_ns: v[5].is_finite().then_some(v[5]),
+            exchange_refill_ns: v[6].is_finite().then_some(v[6]),
             rendezvous: range.and_then(|r| r.protocol.as_deref()) == Some("rendezvous"),
         }
     }

@@ -17,6 +17,7 @@ fn round(msgs: Vec<(u32, u32, u64)>) -> Round {
         msgs,
         reduce: vec![],
         copy: vec![],
+        refill: false,
     }
 }
 
@@ -209,6 +210,7 @@ pub fn chain_reduce(n: u32, m: u64) -> Schedule {
             msgs: vec![(i, i - 1, m)],
             reduce: vec![(i - 1, m)],
             copy: vec![],
+            refill: false,
         })
         .collect()
 }
@@ -221,6 +223,7 @@ fn fold_in(n: u32, m: u64) -> Option<Round> {
         msgs: (p..n).map(|r| (r, r - p, m)).collect(),
         reduce: (p..n).map(|r| (r - p, m)).collect(),
         copy: vec![],
+        refill: false,
     })
 }
 
@@ -240,6 +243,7 @@ pub fn recursive_doubling_allreduce(n: u32, m: u64) -> Schedule {
             msgs: (0..p).map(|r| (r, r ^ k, m)).collect(),
             reduce: (0..p).map(|r| (r, m)).collect(),
             copy: vec![],
+            refill: false,
         });
         k <<= 1;
     }
@@ -256,9 +260,16 @@ pub fn ring_allreduce(n: u32, m: u64) -> Schedule {
             msgs: (0..n).map(|r| (r, (r + 1) % n, b)).collect(),
             reduce: (0..n).map(|r| (r, b)).collect(),
             copy: vec![],
+            refill: false,
         })
         .collect();
-    out.extend(ring_allgather(n, b));
+    // The allgather receives each block into the part the next rank read in the
+    // reduce-scatter.
+    out.extend(
+        ring_allgather(n, b)
+            .into_iter()
+            .map(|r| Round { refill: true, ..r }),
+    );
     out
 }
 
@@ -276,12 +287,18 @@ pub fn rabenseifner_allreduce(n: u32, m: u64) -> Schedule {
             msgs: (0..p).map(|r| (r, r ^ k, size)).collect(),
             reduce: (0..p).map(|r| (r, size)).collect(),
             copy: vec![],
+            refill: false,
         });
         k /= 2;
     }
+    // The allgather receives each block into the part its partner read in the
+    // reduce-scatter.
     let mut k = 1;
     for &s in sizes.iter().rev() {
-        out.push(round((0..p).map(|r| (r, r ^ k, s)).collect()));
+        out.push(Round {
+            refill: true,
+            ..round((0..p).map(|r| (r, r ^ k, s)).collect())
+        });
         k <<= 1;
     }
     out.extend(fold_out(n, m));
@@ -330,6 +347,7 @@ pub fn bruck_allgather(n: u32, m: u64) -> Schedule {
         .collect();
     out.push(Round {
         copy: (1..n).map(|r| (r, m * (2 * (n - r) + r) as u64)).collect(),
+        refill: false,
         ..Default::default()
     });
     out
@@ -382,6 +400,7 @@ pub fn bruck_alltoall(n: u32, m: u64) -> Schedule {
     let all = |bytes: u64| -> Round {
         Round {
             copy: (0..n).map(|r| (r, bytes)).collect(),
+            refill: false,
             ..Default::default()
         }
     };
@@ -471,6 +490,7 @@ pub fn rabenseifner_reduce(n: u32, m: u64) -> Schedule {
             msgs: (0..p).map(|r| (r, r ^ k, size)).collect(),
             reduce: (0..p).map(|r| (r, size)).collect(),
             copy: vec![],
+            refill: false,
         });
         k /= 2;
     }

@@ -11,6 +11,10 @@ pub struct Round {
     /// Local copies `(rank, bytes)` each rank makes after its reductions of the round
     /// (Bruck's rotations).
     pub copy: Vec<(u32, u64)>,
+    /// Each rank receives into the part of its buffer its partner read earlier in the
+    /// collective (the allgather phase after a reduce-scatter): an exchange step is then
+    /// priced by the refill exchange (`Price::exchange_refill_ns`) where measured.
+    pub refill: bool,
 }
 
 pub type Schedule = Vec<Round>;
@@ -29,6 +33,9 @@ pub struct Price {
     /// Both ranks sending this size to each other at once, as a step (MPI_Sendrecv both
     /// ways, measured), where known.
     pub exchange_ns: Option<f64>,
+    /// The same, each side receiving into the buffer the other has just read (the
+    /// calibration's refill exchange), where known.
+    pub exchange_refill_ns: Option<f64>,
     pub rendezvous: bool,
 }
 
@@ -98,7 +105,9 @@ pub fn simulate_members(
                 continue;
             }
             let bytes = round.msgs[i].2.max(round.msgs[j].2);
-            let Some(ex) = price(a, b, bytes).exchange_ns else {
+            let p = price(a, b, bytes);
+            let refill = p.exchange_refill_ns.filter(|_| round.refill);
+            let Some(ex) = refill.or(p.exchange_ns) else {
                 continue;
             };
             let end = cpu[x].max(nic[x]).max(cpu[y]).max(nic[y]) + ex;

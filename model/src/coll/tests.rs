@@ -10,6 +10,7 @@ fn flat(e2e: f64, o: f64, gap: f64) -> impl Fn(u32, u32, u64) -> Price {
         end_to_end_ns: e2e,
         rendezvous: false,
         exchange_ns: None,
+        exchange_refill_ns: None,
     }
 }
 
@@ -113,11 +114,39 @@ fn recursive_doubling_is_log2_rounds_plus_reductions() {
 }
 
 #[test]
+fn an_allgather_after_a_reduce_scatter_pays_the_refill_exchange() {
+    // Rabenseifner on 2: the reduce-scatter's exchange at 1500 ns, its reduction, then
+    // the allgather's exchange into the half the partner read: the refill's 2600 ns.
+    let ex = |_: u32, _: u32, _: u64| Price {
+        exchange_ns: Some(1500.0),
+        exchange_refill_ns: Some(2600.0),
+        ..flat(1000.0, 100.0, 300.0)(0, 0, 0)
+    };
+    let t = simulate(2, &s::rabenseifner_allreduce(2, 200), &ex, &|b| b as f64);
+    assert_eq!(t, 1500.0 + 100.0 + 2600.0);
+    // The ring on 2 alike; recursive doubling receives into a buffer of its own.
+    let ring = simulate(2, &s::ring_allreduce(2, 200), &ex, &|b| b as f64);
+    assert_eq!(ring, 1500.0 + 100.0 + 2600.0);
+    let rd = simulate(2, &s::recursive_doubling_allreduce(2, 200), &ex, &|b| {
+        b as f64
+    });
+    assert_eq!(rd, 1500.0 + 200.0);
+    // Where the refill was not measured (below 8 KiB), the plain exchange.
+    let plain = |a: u32, b: u32, m: u64| Price {
+        exchange_refill_ns: None,
+        ..ex(a, b, m)
+    };
+    let t = simulate(2, &s::rabenseifner_allreduce(2, 200), &plain, &|b| b as f64);
+    assert_eq!(t, 1500.0 + 100.0 + 1500.0);
+}
+
+#[test]
 fn an_exchange_step_costs_the_measured_exchange() {
     // Recursive doubling on 4: two rounds, each a pairwise exchange priced at its
     // measured 1500 ns (not the one-way 1000), then the reduction.
     let ex = |_: u32, _: u32, _: u64| Price {
         exchange_ns: Some(1500.0),
+        exchange_refill_ns: None,
         ..flat(1000.0, 100.0, 300.0)(0, 0, 0)
     };
     let t = simulate(4, &s::recursive_doubling_allreduce(4, 100), &ex, &|b| {
@@ -149,6 +178,7 @@ fn a_rendezvous_waits_for_the_receivers_post() {
         end_to_end_ns: 500.0,
         rendezvous: true,
         exchange_ns: None,
+        exchange_refill_ns: None,
     };
     let t = simulate(3, &s::chain_bcast(3, 1 << 20), &rdv, &|_| 0.0);
     assert_eq!(t, 1000.0);
@@ -164,6 +194,7 @@ fn ring_and_rabenseifner_move_less_than_recursive_doubling_at_large_sizes() {
         end_to_end_ns: 1000.0 + b as f64,
         rendezvous: false,
         exchange_ns: None,
+        exchange_refill_ns: None,
     };
     let m = 1 << 20;
     let rd = simulate(4, &s::recursive_doubling_allreduce(4, m), &bw, &|_| 0.0);

@@ -262,7 +262,8 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
     /// time per exchange in ticks, `Some(None)` where the channel has no exchange. Both
     /// sides send at once, so the server cannot take a stop mark in band: a train that
     /// would end past the deadline is not started.
-    pub fn exchange(&mut self, k: u64, s: usize) -> Option<Option<f64>> {
+    /// `refill`: the refill exchange (`Transport::exchange_refill`).
+    pub fn exchange(&mut self, k: u64, s: usize, refill: bool) -> Option<Option<f64>> {
         if !self.t.can_exchange() {
             return Some(None);
         }
@@ -271,11 +272,11 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         }
         if !self
             .ctl
-            .send_words(&[self.word(CMD_EXCHANGE, 0), k, s as u64, 1])
+            .send_words(&[self.word(CMD_EXCHANGE, refill as u64), k, s as u64, 1])
         {
             return None;
         }
-        let v = exchange_train(self.t, k, s)?;
+        let v = exchange_train(self.t, k, s, refill)?;
         self.end_reversed(1);
         Some(Some(v))
     }

@@ -21,6 +21,8 @@ pub struct PointTicks {
     /// The exchange probe's time per exchange (ticks), where the channel has it.
     pub exchange: Option<Summary>,
     pub exchange_samples: Vec<f64>,
+    /// The refill exchange's (`Transport::exchange_refill`), from `REFILL_FROM_BYTES`.
+    pub refill: Option<Summary>,
     /// Every repetition (ticks), in the order of the passes that took them: PRTT(1,0,s),
     /// PRTT(n,0,s), PRTT(n,d,s), and each pass's median o_r.
     pub samples: [Vec<f64>; 4],
@@ -58,6 +60,8 @@ pub struct SizeProbes {
     pub send_times: Vec<f64>,
     /// Per pass: the exchange probe's time per exchange, where the channel has it.
     pub exchanges: Vec<f64>,
+    /// Per pass: the refill exchange's, from `REFILL_FROM_BYTES`.
+    pub refills: Vec<f64>,
     /// The delay d and the late receiver's delay are fixed (by the first pass).
     pub fixed: bool,
 }
@@ -80,6 +84,7 @@ impl SizeProbes {
         self.send_calls = Default::default();
         self.send_times.clear();
         self.exchanges.clear();
+        self.refills.clear();
     }
 
     /// The summaries of the passes so far (the samples stay in pass order). The median of
@@ -126,6 +131,7 @@ impl SizeProbes {
             send_waits: waits(&self.send_times, self.late),
             exchange: (!self.exchanges.is_empty()).then(|| sum(&self.exchanges)),
             exchange_samples: self.exchanges.clone(),
+            refill: (!self.refills.is_empty()).then(|| sum(&self.refills)),
             samples: self.samples.clone(),
         }
     }
@@ -159,7 +165,12 @@ pub fn measure_pass<T: Transport, C: Control>(
     let (vnd, calls) = c.prtt_calls(n, delay as u64, s, 1)?;
     let (_, receives) = c.recv_overhead(n, delay as u64, s, 1)?;
     let times = c.send_times(late, s, 1)?;
-    let exchange = c.exchange(n, s)?;
+    let exchange = c.exchange(n, s, false)?;
+    let refill = if s >= REFILL_FROM_BYTES {
+        c.exchange(n, s, true)?
+    } else {
+        None
+    };
     (p.delay, p.fell_back, p.late, p.fixed) = (delay, fell_back, late, true);
     p.samples[0].push(v1);
     p.samples[1].push(vn);
@@ -168,8 +179,15 @@ pub fn measure_pass<T: Transport, C: Control>(
     p.send_calls[(p.passes() + 1) % 2].extend(calls);
     p.send_times.extend(times);
     p.exchanges.extend(exchange);
+    p.refills.extend(refill);
     Some(())
 }
+
+/// The refill exchange is measured from this size on: below it the lines a message
+/// takes back from the peer cost little beside the exchange (4 KiB: 1.03-1.16 x the
+/// plain exchange under Open MPI vader and MPICH here; 16 KiB: 1.4 x; 64-256 KiB:
+/// 1.8-2.0 x, with tests/c-style programs of 2026-11-25), and each probe costs budget.
+pub(crate) const REFILL_FROM_BYTES: usize = 8192;
 
 /// How late the receiver comes in the `send_waits` probe: long against a round trip of
 /// the size (so that waiting cannot be confused with transfer time), at least ~20 µs.

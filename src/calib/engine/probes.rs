@@ -127,14 +127,27 @@ pub(super) fn time_receives<T: Transport + ?Sized>(
 /// the peer's message of the one before, so the two sides run in step: this is the
 /// two-way step of recursive doubling, pairwise and two-process algorithms, where both
 /// copies run at once (on shared memory they contend for the memory system, which
-/// LogGP's independent per-direction G does not see).
-pub(super) fn exchange_train<T: Transport + ?Sized>(t: &mut T, k: u64, s: usize) -> Option<f64> {
-    if !t.exchange(s) {
+/// LogGP's independent per-direction G does not see). `refill`: each exchange sends what
+/// the one before received, into the buffer it sent from (`Transport::exchange_refill`).
+pub(super) fn exchange_train<T: Transport + ?Sized>(
+    t: &mut T,
+    k: u64,
+    s: usize,
+    refill: bool,
+) -> Option<f64> {
+    let one = |t: &mut T| {
+        if refill {
+            t.exchange_refill(s)
+        } else {
+            t.exchange(s)
+        }
+    };
+    if !one(t) {
         return None;
     }
     let t0 = now();
     for _ in 1..k.max(2) {
-        if !t.exchange(s) {
+        if !one(t) {
             return None;
         }
     }

@@ -73,7 +73,7 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                 }
             }
             (CMD_EXCHANGE, _) => {
-                if exchange_train(t, n, s).is_none() {
+                if exchange_train(t, n, s, arg == 1).is_none() {
                     return;
                 }
             }

@@ -36,6 +36,13 @@ pub trait Transport {
     fn exchange(&mut self, _size: usize) -> bool {
         false
     }
+    /// As `exchange`, each side sending what it received in the exchange before, into
+    /// the buffer it sent from then: the lines it writes are the ones the peer has just
+    /// read, as in the allgather phase of a reduce-scatter + allgather (Rabenseifner's,
+    /// the ring's), where through shared memory the peer's cache must give them back.
+    fn exchange_refill(&mut self, _size: usize) -> bool {
+        false
+    }
 }
 
 /// Carries the client's commands and the server's answers.

@@ -21,6 +21,8 @@ pub struct MpiTransport {
     pub mode: &'static str,
     sbuf: Vec<u8>,
     rbuf: Vec<u8>,
+    /// The refill exchange's next turn sends `rbuf` and receives into `sbuf`.
+    refill_turn: bool,
 }
 
 impl MpiTransport {
@@ -32,6 +34,36 @@ impl MpiTransport {
             sbuf: vec![0xA5; max_size],
             // Written, not only allocated: a zeroed allocation maps its pages lazily.
             rbuf: vec![0x5B; max_size],
+            refill_turn: false,
+        }
+    }
+
+    /// One MPI_Sendrecv of `size` bytes each way with the peer: from `sbuf` into `rbuf`,
+    /// or (`swapped`) from `rbuf` into `sbuf`.
+    fn sendrecv(&mut self, size: usize, swapped: bool) -> bool {
+        let (n, dt) = (size as c_int, mpi::dt_byte());
+        crate::record::matrix::own_sent(self.peer, size as u64);
+        let (from, into) = if swapped {
+            (self.rbuf.as_ptr(), self.sbuf.as_mut_ptr())
+        } else {
+            (self.sbuf.as_ptr(), self.rbuf.as_mut_ptr())
+        };
+        // SAFETY: both buffers hold at least `size` bytes; private communicator.
+        unsafe {
+            mpi::PMPI_Sendrecv(
+                from as *const _,
+                n,
+                dt,
+                self.peer,
+                DATA_TAG,
+                into as *mut _,
+                n,
+                dt,
+                self.peer,
+                DATA_TAG,
+                self.comm,
+                mpi::status_ignore(),
+            ) == mpi::success()
         }
     }
 }
@@ -110,25 +142,19 @@ impl Transport for MpiTransport {
         self.mode == MODES[0]
     }
     fn exchange(&mut self, size: usize) -> bool {
-        let (n, dt) = (size as c_int, mpi::dt_byte());
-        crate::record::matrix::own_sent(self.peer, size as u64);
-        // SAFETY: both buffers hold at least `size` bytes; private communicator.
-        unsafe {
-            mpi::PMPI_Sendrecv(
-                self.sbuf.as_ptr() as *const _,
-                n,
-                dt,
-                self.peer,
-                DATA_TAG,
-                self.rbuf.as_mut_ptr() as *mut _,
-                n,
-                dt,
-                self.peer,
-                DATA_TAG,
-                self.comm,
-                mpi::status_ignore(),
-            ) == mpi::success()
+        self.sendrecv(size, false)
+    }
+    /// Sends what the last exchange received, into what it sent: the buffers swap
+    /// each time (`Transport::exchange_refill`).
+    fn exchange_refill(&mut self, size: usize) -> bool {
+        let turn = self.refill_turn;
+        self.refill_turn = !turn;
+        let ok = self.sendrecv(size, turn);
+        // The send buffer's first byte stays what the stop mark is not.
+        if let Some(b) = self.sbuf.first_mut() {
+            *b = 0xA5;
         }
+        ok
     }
     fn progress(&mut self) {
         let mut flag: c_int = 0;
