@@ -8,7 +8,8 @@
  * 60 from 64 KiB up); argv[4]: "ref" to time, in the same loops, a reference that the
  * shim does not model: an MPI_Sendrecv of the same size with rank ^ 1, each after a
  * barrier, by MPI_Wtime; right after MPI_Init (where the calibration just ran) and in
- * each collective's loop, printed by rank 0 as "ref <where> <bytes> <median ns>". Their
+ * each collective's loop, printed by rank 0 as "ref <where> <bytes> <median ns>"; and
+ * right after MPI_Init as the calibration times its exchange probe ("init_train"). Their
  * ratio is the machine's level in that loop against the calibration's, measured
  * independently of the model (this VM's cost of a call moves by up to 3x over
  * seconds). */
@@ -36,6 +37,22 @@ static void reference(char *a, char *b, long m) {
     MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 7, b, (int)m, MPI_BYTE, peer, 7, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
   if (ref_calls < 600) ref_s[ref_calls++] = MPI_Wtime() - t0;
+}
+
+/* The calibration's way of timing an exchange (src/calib/engine/probes.rs,
+ * exchange_train): after a barrier, k + 1 exchanges back to back, timed from the end of
+ * the first to the end of the last, per exchange. */
+static double train(char *a, char *b, long m, int k) {
+  int peer = rank ^ 1;
+  if (peer >= size) return 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 8, b, (int)m, MPI_BYTE, peer, 8, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < k; i++)
+    MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 8, b, (int)m, MPI_BYTE, peer, 8, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+  return (MPI_Wtime() - t0) / k;
 }
 
 static int by_value(const void *x, const void *y) {
@@ -88,6 +105,15 @@ int main(int argc, char **argv) {
     ref_calls = 0;
     for (int k = 0; k < reps; k++) reference(ra, rb, m);
     print_reference("init", m);
+    /* The same exchange timed as the calibration times it, so that the test can compare
+     * the program's start with the calibration itself ("init_train"): the machine may
+     * change its level between the two. */
+    if (timed) {
+      double t[15];
+      for (int k = 0; k < 15; k++) t[k] = train(ra, rb, m, 20);
+      qsort(t, 15, sizeof t[0], by_value);
+      if (rank == 0) printf("ref init_train %ld %.1f\n", m, 1e9 * t[7]);
+    }
   }
   for (int i = 0; i < nsizes; i++) {
     long m = sizes[i];
