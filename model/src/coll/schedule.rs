@@ -15,9 +15,16 @@ pub use super::sim::{simulate, simulate_members, Price, Round, Schedule};
 fn round(msgs: Vec<(u32, u32, u64)>) -> Round {
     Round {
         msgs,
-        reduce: vec![],
-        copy: vec![],
-        refill: false,
+        ..Default::default()
+    }
+}
+
+/// A round whose messages are each reduced on arrival.
+fn reduced(msgs: Vec<(u32, u32, u64)>, reduce: Vec<(u32, u64)>) -> Round {
+    Round {
+        msgs,
+        reduce,
+        ..Default::default()
     }
 }
 
@@ -206,12 +213,7 @@ pub fn binary_reduce(n: u32, m: u64) -> Schedule {
 pub fn chain_reduce(n: u32, m: u64) -> Schedule {
     (1..n)
         .rev()
-        .map(|i| Round {
-            msgs: vec![(i, i - 1, m)],
-            reduce: vec![(i - 1, m)],
-            copy: vec![],
-            refill: false,
-        })
+        .map(|i| reduced(vec![(i, i - 1, m)], vec![(i - 1, m)]))
         .collect()
 }
 
@@ -219,11 +221,11 @@ pub fn chain_reduce(n: u32, m: u64) -> Schedule {
 /// rank i), as recursive doubling and Rabenseifner's algorithm do for any n.
 fn fold_in(n: u32, m: u64) -> Option<Round> {
     let p = pof2(n);
-    (n > p).then(|| Round {
-        msgs: (p..n).map(|r| (r, r - p, m)).collect(),
-        reduce: (p..n).map(|r| (r - p, m)).collect(),
-        copy: vec![],
-        refill: false,
+    (n > p).then(|| {
+        reduced(
+            (p..n).map(|r| (r, r - p, m)).collect(),
+            (p..n).map(|r| (r - p, m)).collect(),
+        )
     })
 }
 
@@ -239,12 +241,10 @@ pub fn recursive_doubling_allreduce(n: u32, m: u64) -> Schedule {
     let mut out: Schedule = fold_in(n, m).into_iter().collect();
     let mut k = 1;
     while k < p {
-        out.push(Round {
-            msgs: (0..p).map(|r| (r, r ^ k, m)).collect(),
-            reduce: (0..p).map(|r| (r, m)).collect(),
-            copy: vec![],
-            refill: false,
-        });
+        out.push(reduced(
+            (0..p).map(|r| (r, r ^ k, m)).collect(),
+            (0..p).map(|r| (r, m)).collect(),
+        ));
         k <<= 1;
     }
     out.extend(fold_out(n, m));
@@ -256,15 +256,14 @@ pub fn recursive_doubling_allreduce(n: u32, m: u64) -> Schedule {
 pub fn ring_allreduce(n: u32, m: u64) -> Schedule {
     let b = m.div_ceil(n.max(1) as u64);
     let mut out: Schedule = (1..n)
-        .map(|_| Round {
-            msgs: (0..n).map(|r| (r, (r + 1) % n, b)).collect(),
-            reduce: (0..n).map(|r| (r, b)).collect(),
-            copy: vec![],
-            refill: false,
+        .map(|_| {
+            reduced(
+                (0..n).map(|r| (r, (r + 1) % n, b)).collect(),
+                (0..n).map(|r| (r, b)).collect(),
+            )
         })
         .collect();
-    // The allgather receives each block into the part the next rank read in the
-    // reduce-scatter.
+    // The allgather receives into the blocks the next rank read in the reduce-scatter.
     out.extend(
         ring_allgather(n, b)
             .into_iter()
@@ -283,16 +282,13 @@ pub fn rabenseifner_allreduce(n: u32, m: u64) -> Schedule {
     while k >= 1 {
         size = size.div_ceil(2);
         sizes.push(size);
-        out.push(Round {
-            msgs: (0..p).map(|r| (r, r ^ k, size)).collect(),
-            reduce: (0..p).map(|r| (r, size)).collect(),
-            copy: vec![],
-            refill: false,
-        });
+        out.push(reduced(
+            (0..p).map(|r| (r, r ^ k, size)).collect(),
+            (0..p).map(|r| (r, size)).collect(),
+        ));
         k /= 2;
     }
-    // The allgather receives each block into the part its partner read in the
-    // reduce-scatter.
+    // The allgather receives into the halves the partner read in the reduce-scatter.
     let mut k = 1;
     for &s in sizes.iter().rev() {
         out.push(Round {
@@ -347,7 +343,6 @@ pub fn bruck_allgather(n: u32, m: u64) -> Schedule {
         .collect();
     out.push(Round {
         copy: (1..n).map(|r| (r, m * (2 * (n - r) + r) as u64)).collect(),
-        refill: false,
         ..Default::default()
     });
     out
@@ -397,12 +392,9 @@ pub fn pairwise_alltoall(n: u32, m: u64) -> Schedule {
 /// temporary buffer first, each step's received blocks copied back into it, and the n
 /// blocks rotated and inverted into the receive buffer last.
 pub fn bruck_alltoall(n: u32, m: u64) -> Schedule {
-    let all = |bytes: u64| -> Round {
-        Round {
-            copy: (0..n).map(|r| (r, bytes)).collect(),
-            refill: false,
-            ..Default::default()
-        }
+    let all = |bytes: u64| Round {
+        copy: (0..n).map(|r| (r, bytes)).collect(),
+        ..Default::default()
     };
     let mut out = vec![all(m * n as u64)];
     for k in 0..log2_ceil(n) {
@@ -486,12 +478,10 @@ pub fn rabenseifner_reduce(n: u32, m: u64) -> Schedule {
     let mut k = p / 2;
     while k >= 1 {
         size = size.div_ceil(2);
-        out.push(Round {
-            msgs: (0..p).map(|r| (r, r ^ k, size)).collect(),
-            reduce: (0..p).map(|r| (r, size)).collect(),
-            copy: vec![],
-            refill: false,
-        });
+        out.push(reduced(
+            (0..p).map(|r| (r, r ^ k, size)).collect(),
+            (0..p).map(|r| (r, size)).collect(),
+        ));
         k /= 2;
     }
     let mut k = 1;
