@@ -369,12 +369,10 @@ fn table_job(np: usize, name: &str) -> usize {
 /// over that probe's `exchange_ns` at m. Printed. None where the calibration has no
 /// exchange probe at m (a budget cut short by oversubscription, 4 ranks on 2 cores).
 fn start_level(name: &str, r: &Report, refs: &BTreeMap<(String, u64), f64>, m: u64) -> Option<f64> {
-    let Some(probe) = r
-        .calibration
-        .mpi
+    let Some(probe) = intra_node_send(r)
+        .points
         .iter()
-        .find(|s| s.peer_class == "intra_node" && s.mode == "send")
-        .and_then(|s| s.points.iter().find(|p| p.size_bytes == m))
+        .find(|p| p.size_bytes == m)
         .and_then(|p| p.exchange_ns)
     else {
         println!("{name}: no exchange probe at {m} B");
@@ -420,14 +418,8 @@ fn refill_costs_more(name: &str, r: &Report) {
         println!("{name}: the refill exchange not checked, the calibration was disturbed: {d}");
         return;
     }
-    let set = r
-        .calibration
-        .mpi
-        .iter()
-        .find(|s| s.peer_class == "intra_node" && s.mode == "send")
-        .unwrap_or_else(|| panic!("{name}: no intra-node send set"));
     let mut ratios = vec![];
-    for p in &set.points {
+    for p in &intra_node_send(r).points {
         let (ex, refill) = (p.exchange_ns, p.exchange_refill_ns);
         assert_eq!(
             refill.is_some(),
