@@ -21,7 +21,10 @@ pub struct MpiTransport {
     pub mode: &'static str,
     sbuf: Vec<u8>,
     rbuf: Vec<u8>,
-    /// The refill exchange's next turn sends `rbuf` and receives into `sbuf`.
+    /// The refill exchange's two buffers of its own (allocated at its first use), so
+    /// that the other probes find `sbuf` and `rbuf` as they left them; its next turn
+    /// sends the second and receives into the first.
+    refill: Vec<Vec<u8>>,
     refill_turn: bool,
 }
 
@@ -34,21 +37,17 @@ impl MpiTransport {
             sbuf: vec![0xA5; max_size],
             // Written, not only allocated: a zeroed allocation maps its pages lazily.
             rbuf: vec![0x5B; max_size],
+            refill: vec![],
             refill_turn: false,
         }
     }
 
-    /// One MPI_Sendrecv of `size` bytes each way with the peer: from `sbuf` into `rbuf`,
-    /// or (`swapped`) from `rbuf` into `sbuf`.
-    fn sendrecv(&mut self, size: usize, swapped: bool) -> bool {
+    /// One MPI_Sendrecv of `size` bytes each way with the peer, from `from` into `into`.
+    fn sendrecv(&self, size: usize, from: *const u8, into: *mut u8) -> bool {
         let (n, dt) = (size as c_int, mpi::dt_byte());
         crate::record::matrix::own_sent(self.peer, size as u64);
-        let (from, into) = if swapped {
-            (self.rbuf.as_ptr(), self.sbuf.as_mut_ptr())
-        } else {
-            (self.sbuf.as_ptr(), self.rbuf.as_mut_ptr())
-        };
-        // SAFETY: both buffers hold at least `size` bytes; private communicator.
+        // SAFETY: both buffers hold at least `size` bytes (callers pass this
+        // transport's buffers, each of its largest size); private communicator.
         unsafe {
             mpi::PMPI_Sendrecv(
                 from as *const _,
@@ -142,19 +141,23 @@ impl Transport for MpiTransport {
         self.mode == MODES[0]
     }
     fn exchange(&mut self, size: usize) -> bool {
-        self.sendrecv(size, false)
+        let into = self.rbuf.as_mut_ptr();
+        self.sendrecv(size, self.sbuf.as_ptr(), into)
     }
-    /// Sends what the last exchange received, into what it sent: the buffers swap
-    /// each time (`Transport::exchange_refill`).
+    /// Sends what the last refill exchange received, into what it sent: its two buffers
+    /// swap each time (`Transport::exchange_refill`).
     fn exchange_refill(&mut self, size: usize) -> bool {
-        let turn = self.refill_turn;
-        self.refill_turn = !turn;
-        let ok = self.sendrecv(size, turn);
-        // The send buffer's first byte stays what the stop mark is not.
-        if let Some(b) = self.sbuf.first_mut() {
-            *b = 0xA5;
+        if size > self.sbuf.len() {
+            return false;
         }
-        ok
+        if self.refill.is_empty() {
+            let len = self.sbuf.len();
+            self.refill = vec![vec![0xA5; len], vec![0x5B; len]];
+        }
+        let turn = usize::from(self.refill_turn);
+        self.refill_turn = !self.refill_turn;
+        let into = self.refill[turn].as_mut_ptr();
+        self.sendrecv(size, self.refill[1 - turn].as_ptr(), into)
     }
     fn progress(&mut self) {
         let mut flag: c_int = 0;
