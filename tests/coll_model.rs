@@ -287,14 +287,146 @@ fn open_mpi_prices_every_collective_it_ran() {
     }
 }
 
+/// Issue 26: forcing each of two other algorithms with `coll_tuned_<coll>_algorithm`,
+/// the measured cost moves the way the model says, within the same ±30 %. On 2 ranks (a
+/// core each), Allreduce, Bcast, Allgather and Alltoall at 8 B, 4 KiB and 256 KiB, in
+/// `ROUNDS` rounds of three jobs: one under the fixed rules, one forcing a first other
+/// algorithm of each collective, one forcing a second. Two checks:
+/// - the move, per row, in at least 80 % of the 24 rows (the issue's bar): the forced
+///   over the default algorithm's cost as measured (the forced job's over the default
+///   job's of the same round), against the same ratio as predicted (both algorithms
+///   priced by the forced job's own calibration), each the median over the rounds.
+///   Jobs of one round run seconds apart, and the median over rounds keeps one job at
+///   another level of the machine (on this VM the same 8-byte Bcast measured 0.8–1.5×
+///   from job to job, a job's 256 KiB rows up to 11× when the machine slowed in its
+///   loop) from counting as a move. Seen on 2026-11-26 (Intel Xeon VM): 22 and 24 of 24.
+/// - every forced job's rows, its prediction for the forced algorithm within ±30 % of
+///   its measured cost (scored as the table's rows are), in at least 75 % of the 120:
+///   seen 96 and 102. The misses that repeat are at 4 KiB, just above vader's eager
+///   limit, in the algorithms that send what the call has just written (recursive
+///   doubling's Allreduce measured 1.4–2.2× its price in the test program, 1.1× by
+///   hand in a program of its own), and the 8-byte scatter-allgather Bcast (0.7×).
+///
+/// The other algorithms: the basic linear Allreduce (reduce to rank 0, then a send back)
+/// and recursive doubling (one exchange of the whole vector, where the fixed rules take
+/// the ring at 4 KiB and Rabenseifner at 256 KiB); the basic linear Bcast and
+/// scatter-allgather (at 256 KiB half the data from the root, then an exchange of
+/// halves); the linear Allgather (gather to rank 0, then a broadcast of both blocks) and
+/// the ring; the linear Alltoall (persistent requests) and the modified Bruck (a derived
+/// datatype per step, local rotations around one exchange). On 2 ranks some of these
+/// are the fixed rules' schedule at some sizes: the model then says the cost stays, and
+/// that is checked the same way.
+#[test]
+fn open_mpi_forced_algorithms_move_as_predicted() {
+    const ROUNDS: usize = 5;
+    let sets: [&[(&str, &str)]; 3] = [
+        &[],
+        &[
+            ("allreduce", "1"),
+            ("bcast", "1"),
+            ("allgather", "1"),
+            ("alltoall", "1"),
+        ],
+        &[
+            ("allreduce", "3"),
+            ("bcast", "8"),
+            ("allgather", "4"),
+            ("alltoall", "3"),
+        ],
+    ];
+    // jobs[round][set]
+    let mut jobs: Vec<Vec<Report>> = vec![];
+    let mut held = 0;
+    for round in 0..ROUNDS {
+        let mut this = vec![];
+        for (k, forced) in sets.iter().enumerate() {
+            let (n, r) = table_job_forced(2, &format!("coll_forced_{round}_{k}"), forced);
+            if k > 0 {
+                held += n;
+            }
+            this.push(r);
+        }
+        jobs.push(this);
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (mut moved, mut rows) = (0, vec![]);
+    for k in 1..sets.len() {
+        for f in [
+            "MPI_Allreduce",
+            "MPI_Bcast",
+            "MPI_Allgather",
+            "MPI_Alltoall",
+        ] {
+            for m in [8, 4096, 262144] {
+                let (mut predicted, mut measured, mut names) = (vec![], vec![], None);
+                for (round, jobs) in jobs.iter().enumerate() {
+                    let (x, d) = (row(&jobs[k], f, m), row(&jobs[0], f, m));
+                    let default_alg = d.algorithm.as_deref().expect("the fixed rules' algorithm");
+                    let of_default = x
+                        .alternatives
+                        .iter()
+                        .find(|a| a.algorithm == default_alg)
+                        .unwrap_or_else(|| panic!("round {round}: {default_alg} not priced: {x:?}"))
+                        .predicted_ns;
+                    predicted.push(x.predicted_ns.unwrap() / of_default);
+                    measured.push(x.measured_ns.unwrap() / d.measured_ns.unwrap());
+                    names = Some((
+                        default_alg.to_string(),
+                        x.algorithm.clone().unwrap_or_default(),
+                    ));
+                }
+                let (p, q) = (median(predicted.clone()), median(measured.clone()));
+                let ok = (p - q).abs() <= 0.3 * q;
+                moved += usize::from(ok);
+                let (from, to) = names.unwrap_or_default();
+                rows.push(format!(
+                    "{f} {m} B {from} → {to}: predicted ×{p:.2} {predicted:.2?}, measured ×{q:.2} {measured:.2?}{}",
+                    if ok { "" } else { " (missed)" }
+                ));
+            }
+        }
+    }
+    let forced_rows = 12 * (sets.len() - 1) * ROUNDS;
+    println!("coll_forced: {held} of {forced_rows} forced rows within ±30 %, {moved} of 24 moves as predicted:");
+    for r in &rows {
+        println!("  {r}");
+    }
+    assert!(
+        held * 4 >= forced_rows * 3,
+        "{held} of {forced_rows} forced rows held"
+    );
+    assert!(
+        moved * 5 >= 24 * 4,
+        "{moved} of 24 moves as predicted: {rows:#?}"
+    );
+}
+
 /// One job of the table (`open_mpi_prices_every_collective_it_ran`): its rows printed,
 /// and how many of its 12 rows held at the calibration's level or at the loop's,
 /// whichever more.
 fn table_job(np: usize, name: &str) -> usize {
+    table_job_forced(np, name, &[]).0
+}
+
+/// The rows of the table (see `table_job`) that a job forcing `forced` (Open MPI
+/// `coll_tuned_<coll>_algorithm` values, dynamic rules on, none where empty) held, and
+/// its report.
+fn table_job_forced(np: usize, name: &str, forced: &[(&str, &str)]) -> (usize, Report) {
     // Yield when idle only beyond the cores (2 here): a yielding rank notices a message
     // only after its sched_yield returns, which doubles an 8-byte latency.
     let yield_when_idle = if np > cores() { "1" } else { "0" };
-    let extra = [("OMPI_MCA_mpi_yield_when_idle", yield_when_idle)];
+    let mut extra = vec![("OMPI_MCA_mpi_yield_when_idle", yield_when_idle)];
+    let vars: Vec<(String, &str)> = forced
+        .iter()
+        .map(|(c, v)| (format!("OMPI_MCA_coll_tuned_{c}_algorithm"), *v))
+        .collect();
+    if !forced.is_empty() {
+        extra.push(("OMPI_MCA_coll_tuned_use_dynamic_rules", "1"));
+    }
+    extra.extend(vars.iter().map(|(k, v)| (k.as_str(), *v)));
     let go = |name: &str| table_with_reference(np, &extra, name);
     // A calibration the report marks disturbed (a rank off its CPU while probing) is run
     // again, at most twice, as for the switches (`undisturbed_run`).
@@ -341,6 +473,18 @@ fn table_job(np: usize, name: &str) -> usize {
                 x.algorithm.is_some() && x.predicted_ns.is_some(),
                 "{name}: {x:?}"
             );
+            if let Some((coll, id)) = forced.iter().find(|(c, _)| f[4..].eq_ignore_ascii_case(c)) {
+                let want = loggp_model::coll::select::openmpi(coll)
+                    .iter()
+                    .find(|a| a.id == *id)
+                    .map(|a| a.name);
+                assert_eq!(x.algorithm.as_deref(), want, "{name}: {x:?}");
+                assert_eq!(
+                    x.algorithm_source.as_deref(),
+                    Some("forced"),
+                    "{name}: {x:?}"
+                );
+            }
             let (p, q) = (x.predicted_ns.unwrap(), x.measured_ns.unwrap());
             // The machine's level in this loop against the calibration's: the program's
             // reference exchange of m bytes timed in the loop, over the same timed right
@@ -361,7 +505,7 @@ fn table_job(np: usize, name: &str) -> usize {
     }
     let n_held = held.iter().filter(|h| h.0).count();
     println!("{name}: {n_held} of 12 within ±30 %, {held_at_level} at the loop's level (the barriers at {barriers:.2}× predicted): {held:?}");
-    n_held.max(held_at_level)
+    (n_held.max(held_at_level), r)
 }
 
 /// The machine's level at the program's start against the calibration's, at m bytes: the
@@ -423,7 +567,7 @@ fn refill_costs_more(name: &str, r: &Report) {
         let (ex, refill) = (p.exchange_ns, p.exchange_refill_ns);
         assert_eq!(
             refill.is_some(),
-            p.size_bytes >= 8192 && ex.is_some(),
+            p.size_bytes >= 4096 && ex.is_some(),
             "{name}: the refill exchange at {} B: {refill:?}",
             p.size_bytes
         );

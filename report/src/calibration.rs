@@ -174,9 +174,17 @@ pub struct Point {
     /// the exchange before, into the buffer it sent from then, so the lines it writes are
     /// the ones the peer has just read (the allgather phase of Rabenseifner's and the
     /// ring's Allreduce). Through shared memory the peer's cache gives each line back:
-    /// up to 2 × `exchange_ns` at 64-256 KiB. From 8 KiB; absent in older reports.
+    /// up to 2 × `exchange_ns` at 64-256 KiB. From 4 KiB (8 KiB in reports of
+    /// 2026-11-25); absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exchange_refill_ns: Option<f64>,
+    /// The exchange probe through persistent requests set up, started, completed and
+    /// freed each time (`MPI_Recv_init`, `MPI_Send_init`, `MPI_Startall`, `MPI_Waitall`,
+    /// `MPI_Request_free`), the way Open MPI's linear Alltoall makes its messages: a
+    /// started persistent send misses the inline path of a blocking one of a few bytes.
+    /// Up to 2 KiB; absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange_persistent_ns: Option<f64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

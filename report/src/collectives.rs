@@ -33,6 +33,12 @@ pub struct CollectiveConfig {
     /// (Allreduce) into the receive buffer with which those algorithms begin.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub copy_local_ns: Vec<[f64; 2]>,
+    /// An indexed datatype of one block built, committed and freed
+    /// (`MPI_Type_indexed`, `MPI_Type_commit`, `MPI_Type_free`), in ns, timed as
+    /// `reduce_local_ns`: the price of the datatype Bruck's Alltoall builds in each of
+    /// its steps (Open MPI and MPICH alike).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datatype_setup_ns: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }

@@ -130,6 +130,9 @@ impl Transport for Mux {
     fn exchange_refill(&mut self, size: usize) -> bool {
         self.t().exchange_refill(size)
     }
+    fn exchange_persistent(&mut self, size: usize) -> bool {
+        self.t().exchange_persistent(size)
+    }
     fn stopped(&self) -> bool {
         match self.chans.get(self.cur) {
             Some(Chan::Raw(i)) => match &self.raws[*i] {

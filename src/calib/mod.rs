@@ -6,6 +6,7 @@
 pub mod channels;
 pub mod engine;
 pub mod knob;
+pub mod local;
 pub mod mpit;
 pub mod outcome;
 pub mod pairs;

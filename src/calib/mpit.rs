@@ -1,8 +1,8 @@
 //! Reading MPI_T control variables (MPI 4.0 §15.3.6): the configured eager limit of the
 //! transport a pair uses, reported beside the measured switch.
+use super::local;
 use crate::base::mpi;
 use loggp_model::coll::select::COLLECTIVES;
-use loggp_model::stats::median;
 use loggp_report::PeerClass;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
@@ -152,8 +152,9 @@ fn eager_limit_in_session(peer_class: PeerClass) -> Option<(String, i64)> {
 /// environment (where MPICH reads them), and MPI_Reduce_local's cost.
 pub fn collective_config() -> loggp_report::CollectiveConfig {
     let mut c = loggp_report::CollectiveConfig {
-        reduce_local_ns: reduce_local_ns(),
-        copy_local_ns: copy_local_ns(),
+        reduce_local_ns: local::reduce_local_ns(),
+        copy_local_ns: local::copy_local_ns(),
+        datatype_setup_ns: local::datatype_setup_ns(),
         ..Default::default()
     };
     if mpi::FLAVOR == "openmpi" {
@@ -210,79 +211,4 @@ pub fn collective_config() -> loggp_report::CollectiveConfig {
         }
     }
     c
-}
-
-/// ns of one `op(bytes)`: the median of 5 timed windows, each of enough calls to cover
-/// 64 KiB (at most 1024), less a window's own cost (two clock reads, timed the same way),
-/// per call. One call a window priced an 8-byte memcpy at 40 ns and an 8-byte
-/// MPI_Reduce_local at 30 ns, the clock reads' own cost, and so every 8-byte Allgather,
-/// Alltoall and Allreduce of a 2-rank job 1.2-1.5 x its measured cost (the collective
-/// model adds both to each exchange). None where a call fails.
-fn per_call_ns(bytes: usize, mut op: impl FnMut(usize) -> bool) -> Option<f64> {
-    let now = crate::base::clock::monotonic_raw_ns;
-    let calls = (65536 / bytes.max(1)).clamp(1, 1024);
-    let empty: Vec<f64> = (0..5)
-        .map(|_| {
-            let t0 = now();
-            let t1 = now();
-            t1.saturating_sub(t0) as f64
-        })
-        .collect();
-    let mut windows = Vec::with_capacity(5);
-    for _ in 0..5 {
-        let t0 = now();
-        for _ in 0..calls {
-            if !op(bytes) {
-                return None;
-            }
-        }
-        let t1 = now();
-        windows.push(t1.saturating_sub(t0) as f64);
-    }
-    let (window, empty) = (median(&windows)?, median(&empty)?);
-    Some(((window - empty) / calls as f64).max(0.0))
-}
-
-/// A memcpy at 8 B, 1 KiB, 64 KiB and 1 MiB (the MPIs' local copy of contiguous bytes),
-/// per call (`per_call_ns`).
-fn copy_local_ns() -> Vec<[f64; 2]> {
-    let a = vec![1u8; 1 << 20];
-    let mut b = vec![2u8; 1 << 20];
-    [8usize, 1024, 65536, 1 << 20]
-        .into_iter()
-        .filter_map(|bytes| {
-            let ns = per_call_ns(bytes, |n| {
-                b[..n].copy_from_slice(std::hint::black_box(&a[..n]));
-                std::hint::black_box(&mut b);
-                true
-            })?;
-            Some([bytes as f64, ns])
-        })
-        .collect()
-}
-
-/// MPI_Reduce_local of MPI_DOUBLE with MPI_SUM at 8 B, 1 KiB, 64 KiB and 1 MiB, per call
-/// (`per_call_ns`; under 2 ms in all on this machine's 1 MiB).
-fn reduce_local_ns() -> Vec<[f64; 2]> {
-    let mut a = vec![1.0f64; 1 << 17];
-    let mut b = vec![2.0f64; 1 << 17];
-    [8usize, 1024, 65536, 1 << 20]
-        .into_iter()
-        .filter_map(|bytes| {
-            let ns = per_call_ns(bytes, |n| {
-                // SAFETY: both buffers hold n / 8 doubles.
-                let rc = unsafe {
-                    mpi::PMPI_Reduce_local(
-                        a.as_mut_ptr() as *const _,
-                        b.as_mut_ptr() as *mut _,
-                        (n / 8) as c_int,
-                        mpi::dt_double(),
-                        mpi::op_sum(),
-                    )
-                };
-                rc == mpi::success()
-            })?;
-            Some([bytes as f64, ns])
-        })
-        .collect()
 }

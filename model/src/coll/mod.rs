@@ -338,7 +338,8 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                     if more > 0 { format!("; and {more} more") } else { String::new() }
                 ));
             }
-            let local = &r.collective_config.reduce_local_ns;
+            let cfg = &r.collective_config;
+            let local = &cfg.reduce_local_ns;
             if local.is_empty() && matches!(x.coll, "allreduce" | "reduce") {
                 notes.push(
                     "the local reduction is not priced (MPI_Reduce_local was not measured)".into(),
@@ -360,8 +361,11 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                     x.n,
                     sch,
                     &|_, _, b| p.at(b, bound),
-                    &|b| reduce_local(local, b),
-                    &|b| reduce_local(copies, b),
+                    &schedule::Local {
+                        reduce_ns: &|b| reduce_local(local, b),
+                        copy_ns: &|b| reduce_local(copies, b),
+                        datatype_setup_ns: cfg.datatype_setup_ns.unwrap_or(0.0),
+                    },
                 );
                 let last = t.iter().copied().fold(0.0, f64::max);
                 let mean = t.iter().sum::<f64>() / t.len().max(1) as f64;

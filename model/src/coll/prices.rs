@@ -7,7 +7,7 @@ use loggp_report::CalibrationSet;
 pub(super) struct Prices<'a> {
     /// (size, end-to-end, o_s, o_r, gap, exchange or NaN, refill exchange or NaN), ns, by
     /// size, smoothed.
-    points: Vec<[f64; 7]>,
+    points: Vec<[f64; 8]>,
     set: &'a CalibrationSet,
     /// The values `without_spikes` replaced, said in each row's note: "o_s at 4096 B:
     /// 229202 → 820 ns".
@@ -52,7 +52,7 @@ fn without_spikes(size: &[f64], v: &[f64]) -> (Vec<f64>, Vec<usize>) {
 
 impl<'a> Prices<'a> {
     pub(super) fn of(set: &'a CalibrationSet) -> Option<Self> {
-        let mut points: Vec<[f64; 7]> = set
+        let mut points: Vec<[f64; 8]> = set
             .points
             .iter()
             .filter_map(|p| {
@@ -64,6 +64,7 @@ impl<'a> Prices<'a> {
                     p.gap_all_ns.unwrap_or(0.0).max(0.0),
                     p.exchange_ns.unwrap_or(f64::NAN),
                     p.exchange_refill_ns.unwrap_or(f64::NAN),
+                    p.exchange_persistent_ns.unwrap_or(f64::NAN),
                 ])
             })
             .collect();
@@ -76,6 +77,7 @@ impl<'a> Prices<'a> {
             (4, "gap"),
             (5, "exchange"),
             (6, "refill exchange"),
+            (7, "persistent exchange"),
         ] {
             // Only where measured (the exchange probe may be missing at some sizes).
             let at: Vec<usize> = (0..points.len())
@@ -131,6 +133,7 @@ impl<'a> Prices<'a> {
                     last[4] + more,
                     last[5] + 2.0 * more,
                     last[6] + 2.0 * more,
+                    last[7] + 2.0 * more,
                 ]
             }
         };
@@ -178,6 +181,7 @@ impl<'a> Prices<'a> {
             gap_ns: v[4],
             exchange_ns: v[5].is_finite().then_some(v[5]),
             exchange_refill_ns: v[6].is_finite().then_some(v[6]),
+            exchange_persistent_ns: v[7].is_finite().then_some(v[7]),
             rendezvous: range.and_then(|r| r.protocol.as_deref()) == Some("rendezvous"),
         }
     }

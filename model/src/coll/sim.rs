@@ -15,6 +15,28 @@ pub struct Round {
     /// collective (the allgather phase after a reduce-scatter): an exchange step is then
     /// priced by the refill exchange (`Price::exchange_refill_ns`) where measured.
     pub refill: bool,
+    /// Bytes each rank writes, before the round's messages, into lines its partner read
+    /// in the call before (an algorithm that copies its input into a buffer it then
+    /// sends from, called again on the same buffers): the copy itself is priced
+    /// elsewhere; this prices taking the lines back from the partner's cache, the refill
+    /// exchange's excess over the plain one for as many bytes (`rewrite_ns`).
+    pub rewrite: Vec<(u32, u64)>,
+    /// Persistent requests `(rank, count)` a rank sets up before the round's messages
+    /// and frees after them (Open MPI's linear Alltoall), each priced by half what the
+    /// persistent exchange costs beyond the plain one at the round's message size
+    /// (`persistent_ns`).
+    pub persistent_requests: Vec<(u32, u32)>,
+    /// Derived datatypes `(rank, count)` a rank builds before the round's messages and
+    /// frees after them (Bruck's Alltoall), each priced by `Local::datatype_setup_ns`.
+    pub datatypes: Vec<(u32, u32)>,
+}
+
+/// The prices of a rank's local work: a reduction and a copy of so many bytes, one
+/// derived datatype's setup and teardown (ns; 0 where not measured).
+pub struct Local<'a> {
+    pub reduce_ns: &'a dyn Fn(u64) -> f64,
+    pub copy_ns: &'a dyn Fn(u64) -> f64,
+    pub datatype_setup_ns: f64,
 }
 
 pub type Schedule = Vec<Round>;
@@ -36,6 +58,9 @@ pub struct Price {
     /// The same, each side receiving into the buffer the other has just read (the
     /// calibration's refill exchange), where known.
     pub exchange_refill_ns: Option<f64>,
+    /// The same through persistent requests set up and freed each time (the
+    /// calibration's persistent exchange), where known.
+    pub exchange_persistent_ns: Option<f64>,
     pub rendezvous: bool,
 }
 
@@ -66,6 +91,28 @@ pub fn exchanges(round: &Round) -> Vec<(usize, usize)> {
     out
 }
 
+/// What writing `bytes` into lines the partner read costs beyond a plain write: the
+/// refill exchange over the plain exchange of that size, where both were measured (0
+/// otherwise: below 4 KiB the calibration does not measure the refill, and there it
+/// weighs little).
+pub fn rewrite_ns(p: &Price) -> f64 {
+    match (p.exchange_refill_ns, p.exchange_ns) {
+        (Some(refill), Some(plain)) => (refill - plain).max(0.0),
+        _ => 0.0,
+    }
+}
+
+/// What one persistent request costs beyond a plain one, set up, started, completed and
+/// freed (half the persistent exchange's excess over the plain exchange, where both were
+/// measured; 0 otherwise: beyond 2 KiB the calibration does not measure it, and there
+/// both take the same send path).
+pub fn persistent_ns(p: &Price) -> f64 {
+    match (p.exchange_persistent_ns, p.exchange_ns) {
+        (Some(persistent), Some(plain)) => ((persistent - plain) / 2.0).max(0.0),
+        _ => 0.0,
+    }
+}
+
 /// LogGP simulation (Alexandrov et al., SPAA 1995; the rendezvous wait as in LogGOPS):
 /// every rank enters at 0; returns the time the last rank leaves.
 pub fn simulate(
@@ -74,18 +121,22 @@ pub fn simulate(
     price: &dyn Fn(u32, u32, u64) -> Price,
     reduce_ns: &dyn Fn(u64) -> f64,
 ) -> f64 {
-    simulate_members(n, schedule, price, reduce_ns, &|_| 0.0)
+    let local = Local {
+        reduce_ns,
+        copy_ns: &|_| 0.0,
+        datatype_setup_ns: 0.0,
+    };
+    simulate_members(n, schedule, price, &local)
         .into_iter()
         .fold(0.0, f64::max)
 }
 
-/// As `simulate`, each rank's leaving time, the local copies priced by `copy_ns`.
+/// As `simulate`, each rank's leaving time, all local work priced by `local`.
 pub fn simulate_members(
     n: u32,
     schedule: &Schedule,
     price: &dyn Fn(u32, u32, u64) -> Price,
-    reduce_ns: &dyn Fn(u64) -> f64,
-    copy_ns: &dyn Fn(u64) -> f64,
+    local: &Local,
 ) -> Vec<f64> {
     let n = n as usize;
     let mut t = vec![0.0f64; n];
@@ -94,6 +145,41 @@ pub fn simulate_members(
         let mut cpu = start.clone();
         let mut nic = start.clone();
         let mut done = start.clone();
+        // What a rank does before the round's messages: lines taken back from the
+        // partner's cache, requests and datatypes set up (their teardown after the
+        // messages is counted here too: the next round waits for it alike).
+        for r in 0..n {
+            let rank = r as u32;
+            let partner = if (rank ^ 1) < n as u32 {
+                rank ^ 1
+            } else {
+                (rank + 1) % n as u32
+            };
+            let count = |v: &[(u32, u32)]| {
+                v.iter()
+                    .filter(|x| x.0 == rank)
+                    .map(|x| x.1 as f64)
+                    .sum::<f64>()
+            };
+            // The requests' message size: the largest this rank sends in the round.
+            let bytes = (round.msgs.iter())
+                .filter(|m| m.0 == rank)
+                .map(|m| m.2)
+                .max()
+                .unwrap_or(0);
+            let before = (round.rewrite.iter())
+                .filter(|x| x.0 == rank)
+                .map(|x| rewrite_ns(&price(rank, partner, x.1)))
+                .sum::<f64>()
+                + count(&round.persistent_requests) * persistent_ns(&price(rank, partner, bytes))
+                + count(&round.datatypes) * local.datatype_setup_ns;
+            if before > 0.0 {
+                cpu[r] = start[r] + before;
+                nic[r] = cpu[r];
+                done[r] = cpu[r];
+            }
+        }
+        let start: Vec<f64> = cpu.clone();
         let mut arrivals: Vec<(usize, f64, f64)> = Vec::new();
         // An exchange step (see `exchanges`): both finish the measured exchange time
         // after the later of them is free.
@@ -149,7 +235,10 @@ pub fn simulate_members(
             cpu[d] = end;
             done[d] = done[d].max(end);
         }
-        for (list, cost) in [(&round.reduce, reduce_ns), (&round.copy, copy_ns)] {
+        for (list, cost) in [
+            (&round.reduce, local.reduce_ns),
+            (&round.copy, local.copy_ns),
+        ] {
             for &(rank, bytes) in list {
                 let r = rank as usize;
                 if r < n {

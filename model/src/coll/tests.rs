@@ -11,6 +11,20 @@ fn flat(e2e: f64, o: f64, gap: f64) -> impl Fn(u32, u32, u64) -> Price {
         rendezvous: false,
         exchange_ns: None,
         exchange_refill_ns: None,
+        exchange_persistent_ns: None,
+    }
+}
+
+fn nothing(_: u64) -> f64 {
+    0.0
+}
+
+/// Local work priced by `copy_ns` alone.
+fn local(copy_ns: &dyn Fn(u64) -> f64) -> s::Local<'_> {
+    s::Local {
+        reduce_ns: &nothing,
+        copy_ns,
+        datatype_setup_ns: 0.0,
     }
 }
 
@@ -42,8 +56,7 @@ fn an_eager_root_leaves_before_its_leaves_receive() {
         2,
         &s::linear_bcast(2, 8),
         &flat(1000.0, 100.0, 300.0),
-        &|_| 0.0,
-        &|_| 0.0,
+        &local(&nothing),
     );
     assert_eq!(t, vec![100.0, 1000.0]);
 }
@@ -56,8 +69,7 @@ fn brucks_rotations_are_priced_as_local_copies() {
         2,
         &s::bruck_allgather(2, 100),
         &flat(1000.0, 0.0, 0.0),
-        &|_| 0.0,
-        &|b| b as f64,
+        &local(&|b| b as f64),
     );
     assert_eq!(t, vec![1000.0, 1300.0]);
     // Alltoall on 2 ranks: 2 blocks into the buffer, the received one back, 2 out.
@@ -65,8 +77,7 @@ fn brucks_rotations_are_priced_as_local_copies() {
         2,
         &s::bruck_alltoall(2, 100),
         &flat(1000.0, 0.0, 0.0),
-        &|_| 0.0,
-        &|b| b as f64,
+        &local(&|b| b as f64),
     );
     assert_eq!(t, vec![200.0 + 1000.0 + 100.0 + 200.0; 2]);
 }
@@ -131,7 +142,7 @@ fn an_allgather_after_a_reduce_scatter_pays_the_refill_exchange() {
         b as f64
     });
     assert_eq!(rd, 1500.0 + 200.0);
-    // Where the refill was not measured (below 8 KiB), the plain exchange.
+    // Where the refill was not measured (below 4 KiB), the plain exchange.
     let plain = |a: u32, b: u32, m: u64| Price {
         exchange_refill_ns: None,
         ..ex(a, b, m)
@@ -177,8 +188,7 @@ fn a_rendezvous_waits_for_the_receivers_post() {
         gap_ns: 10.0,
         end_to_end_ns: 500.0,
         rendezvous: true,
-        exchange_ns: None,
-        exchange_refill_ns: None,
+        ..Price::default()
     };
     let t = simulate(3, &s::chain_bcast(3, 1 << 20), &rdv, &|_| 0.0);
     assert_eq!(t, 1000.0);
@@ -193,8 +203,7 @@ fn ring_and_rabenseifner_move_less_than_recursive_doubling_at_large_sizes() {
         gap_ns: b as f64,
         end_to_end_ns: 1000.0 + b as f64,
         rendezvous: false,
-        exchange_ns: None,
-        exchange_refill_ns: None,
+        ..Price::default()
     };
     let m = 1 << 20;
     let rd = simulate(4, &s::recursive_doubling_allreduce(4, m), &bw, &|_| 0.0);
@@ -291,4 +300,34 @@ fn reductions_below_one_element_per_rank_fall_back_as_the_mpis_do() {
         cost(ompi, "rabenseifner", 4, 32),
         cost(ompi, "basic_linear", 4, 32)
     );
+}
+
+#[test]
+fn persistent_requests_and_datatypes_are_priced_in_every_call() {
+    // 2 ranks, 8 B: the pairwise Alltoall is one exchange (1000 ns); Open MPI's linear one
+    // the same messages through 2 persistent requests a rank (the persistent exchange,
+    // 1200 ns); Bruck's the exchange after a datatype a rank (500 ns).
+    let price = |_, _, _| Price {
+        exchange_ns: Some(1000.0),
+        exchange_persistent_ns: Some(1200.0),
+        ..Price::default()
+    };
+    let local = s::Local {
+        reduce_ns: &nothing,
+        copy_ns: &nothing,
+        datatype_setup_ns: 500.0,
+    };
+    let cost = |algs: &[select::Algorithm], name: &str| {
+        let a = algs.iter().find(|a| a.name == name).unwrap();
+        let t = s::simulate_members(2, &(a.schedule)(2, 8).unwrap(), &price, &local);
+        t.into_iter().fold(0.0, f64::max)
+    };
+    let ompi = select::openmpi("alltoall");
+    assert_eq!(cost(ompi, "pairwise"), 1000.0);
+    assert_eq!(cost(ompi, "linear"), 1200.0);
+    assert_eq!(cost(ompi, "linear_sync"), 1000.0);
+    assert_eq!(cost(ompi, "modified_bruck"), 1500.0);
+    let mpich = select::mpich("alltoall");
+    assert_eq!(cost(mpich, "brucks"), 1500.0);
+    assert_eq!(cost(mpich, "scattered"), 1000.0);
 }

@@ -262,8 +262,8 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
     /// time per exchange in ticks, `Some(None)` where the channel has no exchange. Both
     /// sides send at once, so the server cannot take a stop mark in band: a train that
     /// would end past the deadline is not started.
-    /// `refill`: the refill exchange (`Transport::exchange_refill`).
-    pub fn exchange(&mut self, k: u64, s: usize, refill: bool) -> Option<Option<f64>> {
+    /// `how`: which exchange (`Exchange`).
+    pub fn exchange(&mut self, k: u64, s: usize, how: Exchange) -> Option<Option<f64>> {
         if !self.t.can_exchange() {
             return Some(None);
         }
@@ -272,11 +272,11 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         }
         if !self
             .ctl
-            .send_words(&[self.word(CMD_EXCHANGE, refill as u64), k, s as u64, 1])
+            .send_words(&[self.word(CMD_EXCHANGE, how as u64), k, s as u64, 1])
         {
             return None;
         }
-        let v = exchange_train(self.t, k, s, refill)?;
+        let v = exchange_train(self.t, k, s, how)?;
         self.end_reversed(1);
         Some(Some(v))
     }

@@ -1,7 +1,7 @@
 //! What each size gave, in ticks, and a pass over the schedule.
 use super::client::Client;
 use super::probes::waits;
-use super::wire::{Control, Transport};
+use super::wire::{Control, Exchange, Transport};
 use loggp_model::stats::{summarize, Summary};
 /// What one size gave, in ticks.
 #[derive(Clone, Debug, Default)]
@@ -23,6 +23,9 @@ pub struct PointTicks {
     pub exchange_samples: Vec<f64>,
     /// The refill exchange's (`Transport::exchange_refill`), from `REFILL_FROM_BYTES`.
     pub refill: Option<Summary>,
+    /// The persistent exchange's (`Transport::exchange_persistent`), up to
+    /// `PERSISTENT_TO_BYTES`.
+    pub persistent: Option<Summary>,
     /// Every repetition (ticks), in the order of the passes that took them: PRTT(1,0,s),
     /// PRTT(n,0,s), PRTT(n,d,s), and each pass's median o_r.
     pub samples: [Vec<f64>; 4],
@@ -62,6 +65,8 @@ pub struct SizeProbes {
     pub exchanges: Vec<f64>,
     /// Per pass: the refill exchange's, from `REFILL_FROM_BYTES`.
     pub refills: Vec<f64>,
+    /// Per pass: the persistent exchange's, up to `PERSISTENT_TO_BYTES`.
+    pub persistents: Vec<f64>,
     /// The delay d and the late receiver's delay are fixed (by the first pass).
     pub fixed: bool,
 }
@@ -85,6 +90,7 @@ impl SizeProbes {
         self.send_times.clear();
         self.exchanges.clear();
         self.refills.clear();
+        self.persistents.clear();
     }
 
     /// The summaries of the passes so far (the samples stay in pass order). The median of
@@ -132,6 +138,7 @@ impl SizeProbes {
             exchange: (!self.exchanges.is_empty()).then(|| sum(&self.exchanges)),
             exchange_samples: self.exchanges.clone(),
             refill: (!self.refills.is_empty()).then(|| sum(&self.refills)),
+            persistent: (!self.persistents.is_empty()).then(|| sum(&self.persistents)),
             samples: self.samples.clone(),
         }
     }
@@ -165,9 +172,14 @@ pub fn measure_pass<T: Transport, C: Control>(
     let (vnd, calls) = c.prtt_calls(n, delay as u64, s, 1)?;
     let (_, receives) = c.recv_overhead(n, delay as u64, s, 1)?;
     let times = c.send_times(late, s, 1)?;
-    let exchange = c.exchange(n, s, false)?;
+    let exchange = c.exchange(n, s, Exchange::Plain)?;
     let refill = if s >= REFILL_FROM_BYTES {
-        c.exchange(n, s, true)?
+        c.exchange(n, s, Exchange::Refill)?
+    } else {
+        None
+    };
+    let persistent = if s <= PERSISTENT_TO_BYTES {
+        c.exchange(n, s, Exchange::Persistent)?
     } else {
         None
     };
@@ -180,14 +192,25 @@ pub fn measure_pass<T: Transport, C: Control>(
     p.send_times.extend(times);
     p.exchanges.extend(exchange);
     p.refills.extend(refill);
+    p.persistents.extend(persistent);
     Some(())
 }
 
 /// The refill exchange is measured from this size on: below it the lines a message
-/// takes back from the peer cost little beside the exchange (4 KiB: 1.03-1.16 x the
-/// plain exchange under Open MPI vader and MPICH here; 16 KiB: 1.4 x; 64-256 KiB:
-/// 1.8-2.0 x, with tests/c-style programs of 2026-11-25), and each probe costs budget.
-pub(crate) const REFILL_FROM_BYTES: usize = 8192;
+/// takes back from the peer cost little beside the exchange (tests/c-style programs,
+/// 2 ranks, Open MPI vader: 2 KiB 1.00-1.04 x the plain exchange, 4 KiB 1.17-1.28 x,
+/// 8 KiB 1.32-1.40 x on an Intel Xeon VM of 2026-11-26; 4 KiB 1.03-1.16 x, 16 KiB
+/// 1.4 x, 64-256 KiB 1.8-2.0 x on an AMD EPYC VM of 2026-11-25), and each probe costs
+/// budget. From 4 KiB: at 4 KiB a recursive-doubling Allreduce, whose exchange sends
+/// what the call has just copied, took 1.5 µs beyond its parts on the Intel VM.
+pub(crate) const REFILL_FROM_BYTES: usize = 4096;
+
+/// The persistent exchange is measured up to this size: a started persistent send of a
+/// few bytes misses the inline path a blocking one takes (Open MPI vader's `sendi`, up
+/// to 256 B; UCX's am_short, up to 92 B), and beyond it both take the same path (2 ranks,
+/// Open MPI vader, 2026-11-26, without loggp: 972–1280 ns against 522–685 ns for
+/// MPI_Sendrecv at 8 B, 3386–3632 against 3289–3573 at 4 KiB).
+pub(crate) const PERSISTENT_TO_BYTES: usize = 2048;
 
 /// How late the receiver comes in the `send_waits` probe: long against a round trip of
 /// the size (so that waiting cannot be confused with transfer time), at least ~20 µs.

@@ -127,20 +127,20 @@ pub(super) fn time_receives<T: Transport + ?Sized>(
 /// the peer's message of the one before, so the two sides run in step: this is the
 /// two-way step of recursive doubling, pairwise and two-process algorithms, where both
 /// copies run at once (on shared memory they contend for the memory system, which
-/// LogGP's independent per-direction G does not see). `refill`: each exchange sends what
-/// the one before received, into the buffer it sent from (`Transport::exchange_refill`).
+/// LogGP's independent per-direction G does not see). `how`: the plain exchange, the
+/// refill (each exchange sends what the one before received, into the buffer it sent
+/// from: `Transport::exchange_refill`), or through persistent requests
+/// (`Transport::exchange_persistent`).
 pub(super) fn exchange_train<T: Transport + ?Sized>(
     t: &mut T,
     k: u64,
     s: usize,
-    refill: bool,
+    how: Exchange,
 ) -> Option<f64> {
-    let one = |t: &mut T| {
-        if refill {
-            t.exchange_refill(s)
-        } else {
-            t.exchange(s)
-        }
+    let one = |t: &mut T| match how {
+        Exchange::Plain => t.exchange(s),
+        Exchange::Refill => t.exchange_refill(s),
+        Exchange::Persistent => t.exchange_persistent(s),
     };
     if !one(t) {
         return None;

@@ -73,7 +73,10 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                 }
             }
             (CMD_EXCHANGE, _) => {
-                if exchange_train(t, n, s, arg == 1).is_none() {
+                let Some(how) = Exchange::from_wire(arg) else {
+                    return;
+                };
+                if exchange_train(t, n, s, how).is_none() {
                     return;
                 }
             }

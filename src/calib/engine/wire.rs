@@ -43,6 +43,31 @@ pub trait Transport {
     fn exchange_refill(&mut self, _size: usize) -> bool {
         false
     }
+    /// As `exchange`, through persistent requests set up, started, completed and freed
+    /// each time (`MPI_Recv_init`, `MPI_Send_init`, `MPI_Startall`, `MPI_Waitall`,
+    /// `MPI_Request_free`), as Open MPI's linear Alltoall makes its messages: a started
+    /// persistent send takes the MPI's full send path where a blocking one of a few bytes
+    /// goes inline (vader's `sendi`).
+    fn exchange_persistent(&mut self, _size: usize) -> bool {
+        false
+    }
+}
+
+/// Which exchange a train makes (`Transport::exchange`, `exchange_refill`,
+/// `exchange_persistent`), as CMD_EXCHANGE's argument carries it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Exchange {
+    Plain = 0,
+    Refill = 1,
+    Persistent = 2,
+}
+
+impl Exchange {
+    pub(super) fn from_wire(arg: u64) -> Option<Exchange> {
+        [Exchange::Plain, Exchange::Refill, Exchange::Persistent]
+            .into_iter()
+            .find(|e| *e as u64 == arg)
+    }
 }
 
 /// Carries the client's commands and the server's answers.

@@ -159,6 +159,36 @@ impl Transport for MpiTransport {
         let into = self.refill[turn].as_mut_ptr();
         self.sendrecv(size, self.refill[1 - turn].as_ptr(), into)
     }
+    /// One exchange through persistent requests, set up and freed each time
+    /// (`Transport::exchange_persistent`).
+    fn exchange_persistent(&mut self, size: usize) -> bool {
+        if size > self.sbuf.len() {
+            return false;
+        }
+        let (n, dt) = (size as c_int, mpi::dt_byte());
+        crate::record::matrix::own_sent(self.peer, size as u64);
+        let (from, into) = (
+            self.sbuf.as_ptr() as *const _,
+            self.rbuf.as_mut_ptr() as *mut _,
+        );
+        let mut r = [mpi::request_null(); 2];
+        // SAFETY: both buffers hold at least `size` bytes and outlive the requests, which
+        // complete in the Waitall and are freed before returning; private communicator.
+        unsafe {
+            let ok = mpi::PMPI_Recv_init(into, n, dt, self.peer, DATA_TAG, self.comm, &mut r[0])
+                == mpi::success()
+                && mpi::PMPI_Send_init(from, n, dt, self.peer, DATA_TAG, self.comm, &mut r[1])
+                    == mpi::success()
+                && mpi::PMPI_Startall(2, r.as_mut_ptr()) == mpi::success()
+                && mpi::PMPI_Waitall(2, r.as_mut_ptr(), mpi::statuses_ignore()) == mpi::success();
+            for q in &mut r {
+                if *q != mpi::request_null() {
+                    mpi::PMPI_Request_free(q);
+                }
+            }
+            ok
+        }
+    }
     fn progress(&mut self) {
         let mut flag: c_int = 0;
         // SAFETY: a probe on a tag nobody sends; it only drives MPI's progress engine.
