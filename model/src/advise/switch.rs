@@ -68,6 +68,11 @@ pub(super) fn one(
     s: &Settings,
 ) -> Advice {
     let mut a = blank(set, bins);
+    if let Some(d) = &r.calibration.disturbance {
+        a.saving_warning = Some(format!(
+            "the calibration was disturbed ({d}): the prices the saving takes from it include waits for the CPU"
+        ));
+    }
     match scope(r, set, t, bins, &mut a) {
         Ok(sc) => {
             if let Err(why) = price(r, set, &sc, s, &mut a) {
@@ -108,6 +113,7 @@ fn blank(set: &CalibrationSet, bins: &[&Bin]) -> Advice {
         rendezvous_pair_predicted_ns: None,
         observed_over_model: None,
         eager_observed_over_model: None,
+        saving_warning: None,
         command: None,
         commands: vec![],
         candidates: vec![],
@@ -136,7 +142,9 @@ fn scope<'a>(
         value: x.value,
     });
     if t.and_then(|t| t.active_exact) == Some(false) {
-        a.notes.push("the switch is not exact (disturbed calibration): which messages are eager is uncertain near it".into());
+        let why = "the switch is not exact (disturbed calibration): which messages are eager is uncertain near it";
+        a.notes.push(why.into());
+        a.saving_warning.get_or_insert_with(|| why.into());
     }
     let above: Vec<&Bin> = bins
         .iter()
@@ -365,6 +373,14 @@ fn price(
             "the eager cost is the calibration's eager line times {x:.2}: what the job's own eager messages of {}–{} B cost the pair in MPI_Send + MPI_Recv, over what the line says",
             sc.eager[0].size_bytes, sc.switch
         ));
+        if !(0.67..=1.5).contains(&x) {
+            a.saving_warning.get_or_insert_with(|| format!(
+                "the job's eager messages cost the pair {x:.2} × the calibration's eager line: the eager side of the saving rests on that correction, extrapolated past the switch"
+            ));
+        }
+    }
+    if let Some(w) = &a.saving_warning {
+        a.notes.push(format!("warning: {w}; the saving may be off by more than its interval says"));
     }
     if a.rendezvous_pair_observed_ns.is_some() {
         a.notes.push(

@@ -53,6 +53,14 @@ pub struct Advice {
     /// scaled by it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub eager_observed_over_model: Option<f64>,
+    /// The advice's own warning, given before any rerun, that its saving may be off by
+    /// more than the model's error: the calibration was disturbed, the switch is not
+    /// exact, or the job's own eager messages cost the pair far (outside 0.67–1.5 ×) from
+    /// what the calibration's eager line says, so that the eager side of the saving
+    /// rests on a large correction. (A rendezvous side far from the calibration's round
+    /// trips is not one: the saving starts from the job's own time for those messages.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saving_warning: Option<String>,
     /// The ways to set it with this MPI's launchers.
     pub command: Option<String>,
     pub commands: Vec<String>,
