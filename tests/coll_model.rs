@@ -348,23 +348,48 @@ fn open_mpi_forced_algorithms_move_as_predicted() {
         }
         jobs.push(this);
     }
+    let colls = [
+        "MPI_Allreduce",
+        "MPI_Bcast",
+        "MPI_Allgather",
+        "MPI_Alltoall",
+    ];
+    let (moved, rows) = moves(&jobs, &colls);
+    let forced_rows = 12 * (sets.len() - 1) * ROUNDS;
+    println!("coll_forced: {held} of {forced_rows} forced rows within ±30 %, {moved} of 24 moves as predicted:");
+    for r in &rows {
+        println!("  {r}");
+    }
+    assert!(
+        held * 4 >= forced_rows * 3,
+        "{held} of {forced_rows} forced rows held"
+    );
+    assert!(
+        moved * 5 >= 24 * 4,
+        "{moved} of 24 moves as predicted: {rows:#?}"
+    );
+}
+
+/// The moves of forced algorithms (`open_mpi_forced_algorithms_move_as_predicted`):
+/// `jobs[round][set]`, set 0 the default job and each other a job forcing one algorithm
+/// per collective. Per forced set, collective and size (8 B, 4 KiB, 256 KiB): the forced
+/// job's measured cost over the default job's of the same round against the forced
+/// algorithm's predicted cost over the default one's (both priced by the forced job's
+/// calibration), each the median over the rounds, held within ±30 %. Returns how many
+/// held, and every row printed.
+fn moves(jobs: &[Vec<Report>], colls: &[&str]) -> (usize, Vec<String>) {
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
     let (mut moved, mut rows) = (0, vec![]);
-    for k in 1..sets.len() {
-        for f in [
-            "MPI_Allreduce",
-            "MPI_Bcast",
-            "MPI_Allgather",
-            "MPI_Alltoall",
-        ] {
+    for k in 1..jobs[0].len() {
+        for f in colls {
             for m in [8, 4096, 262144] {
                 let (mut predicted, mut measured, mut names) = (vec![], vec![], None);
                 for (round, jobs) in jobs.iter().enumerate() {
                     let (x, d) = (row(&jobs[k], f, m), row(&jobs[0], f, m));
-                    let default_alg = d.algorithm.as_deref().expect("the fixed rules' algorithm");
+                    let default_alg = d.algorithm.as_deref().expect("the default's algorithm");
                     let of_default = x
                         .alternatives
                         .iter()
@@ -389,19 +414,81 @@ fn open_mpi_forced_algorithms_move_as_predicted() {
             }
         }
     }
-    let forced_rows = 12 * (sets.len() - 1) * ROUNDS;
-    println!("coll_forced: {held} of {forced_rows} forced rows within ±30 %, {moved} of 24 moves as predicted:");
+    (moved, rows)
+}
+
+/// Issue 26's MPICH check, as `open_mpi_forced_algorithms_move_as_predicted` does it for
+/// Open MPI: Allreduce and Bcast on 2 ranks at 8 B, 4 KiB and 256 KiB, five rounds of a
+/// job under MPICH's own choice and two forcing other algorithms through
+/// `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` (recursive doubling and reduce-scatter + allgather
+/// for Allreduce, whichever the default is not at a size, the same at the other; the
+/// scatter + recursive-doubling and scatter + ring allgathers for Bcast, where MPICH
+/// takes the binomial tree on 2 ranks). Each forced job must name the forced algorithm
+/// as in use ("forced"). The moves are printed, not asserted, as MPICH's table rows are:
+/// on 2026-11-26, 8 of 12 (the issue asks 80 %). The misses are systematic: the Bcast of
+/// 256 KiB by scatter + allgather measured 2.5–2.7 × the binomial tree's cost where the
+/// model, pricing a half sent and an exchange of halves, says about 1 ×; the 8-byte
+/// scatter + ring Bcast 3.2 × against 2.1 ×; recursive doubling's 256 KiB Allreduce
+/// priced 1.44 × reduce-scatter + allgather's and measured 0.99 ×.
+#[test]
+fn mpich_forced_algorithms_move_as_predicted() {
+    const ROUNDS: usize = 5;
+    let sets: [&[(&str, &str)]; 3] = [
+        &[],
+        &[
+            ("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", "recursive_doubling"),
+            (
+                "MPIR_CVAR_BCAST_INTRA_ALGORITHM",
+                "scatter_recursive_doubling_allgather",
+            ),
+        ],
+        &[
+            (
+                "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM",
+                "reduce_scatter_allgather",
+            ),
+            ("MPIR_CVAR_BCAST_INTRA_ALGORITHM", "scatter_ring_allgather"),
+        ],
+    ];
+    let jobs: Vec<Vec<Report>> = (0..ROUNDS)
+        .map(|round| {
+            (sets.iter().enumerate())
+                .map(|(k, env)| {
+                    let name = format!("coll_forced_mpich_{round}_{k}");
+                    let r = job(
+                        Mpi::Mpich,
+                        2,
+                        "allreduce,bcast",
+                        "8,4096,262144",
+                        env,
+                        &name,
+                    );
+                    consistent(&name, &r);
+                    for (var, value) in env.iter() {
+                        let f = if var.contains("ALLREDUCE") {
+                            "MPI_Allreduce"
+                        } else {
+                            "MPI_Bcast"
+                        };
+                        for x in r.collective_model.iter().filter(|x| x.function == f) {
+                            assert_eq!(
+                                x.algorithm_source.as_deref(),
+                                Some("forced"),
+                                "{name}: {x:?}"
+                            );
+                            assert_eq!(x.algorithm.as_deref(), Some(*value), "{name}: {x:?}");
+                        }
+                    }
+                    r
+                })
+                .collect()
+        })
+        .collect();
+    let (moved, rows) = moves(&jobs, &["MPI_Allreduce", "MPI_Bcast"]);
+    println!("coll_forced_mpich: {moved} of 12 moves as predicted (printed, not asserted):");
     for r in &rows {
         println!("  {r}");
     }
-    assert!(
-        held * 4 >= forced_rows * 3,
-        "{held} of {forced_rows} forced rows held"
-    );
-    assert!(
-        moved * 5 >= 24 * 4,
-        "{moved} of 24 moves as predicted: {rows:#?}"
-    );
 }
 
 /// One job of the table (`open_mpi_prices_every_collective_it_ran`): its rows printed,

@@ -25,10 +25,6 @@ pub struct MatrixEntry {
     pub persistent_bytes: u64,
 }
 
-fn is_zero(v: &u64) -> bool {
-    *v == 0
-}
-
 /// Sums entries of the same (from, to); sorted by (from, to). Rank fragments add up
 /// exactly: a rank contributes its sends (its row) and its receiving time (its column).
 pub fn merge_matrix<'a>(parts: impl IntoIterator<Item = &'a MatrixEntry>) -> Vec<MatrixEntry> {
@@ -60,6 +56,16 @@ pub struct OwnTraffic {
     pub to: u32,
     pub messages: u64,
     pub bytes: u64,
+    /// Of `messages` and `bytes`, those sent through persistent requests (the
+    /// calibration's persistent exchange), which Open MPI 4.1's monitoring does not count.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub persistent_messages: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub persistent_bytes: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Sums own-traffic entries per (from, to).
@@ -73,6 +79,8 @@ pub fn merge_own(parts: impl IntoIterator<Item = OwnTraffic>) -> Vec<OwnTraffic>
         });
         m.messages += e.messages;
         m.bytes += e.bytes;
+        m.persistent_messages += e.persistent_messages;
+        m.persistent_bytes += e.persistent_bytes;
     }
     by.into_values().collect()
 }
@@ -180,11 +188,25 @@ pub fn parse_monitoring_prof(text: &str) -> Option<PairCounts> {
 
 /// The application's share of a counter beneath PMPI: `counter` less loggp's own
 /// messages per pair (pairs left with nothing dropped).
-pub fn without_own(mut counter: PairCounts, own: &[OwnTraffic]) -> PairCounts {
+/// `persistent_unseen`: the counter does not see messages of persistent requests (Open
+/// MPI 4.1's monitoring), so loggp's own such messages are not taken away.
+pub fn without_own(
+    mut counter: PairCounts,
+    own: &[OwnTraffic],
+    persistent_unseen: bool,
+) -> PairCounts {
     for o in own {
+        let (m, b) = if persistent_unseen {
+            (
+                o.messages.saturating_sub(o.persistent_messages),
+                o.bytes.saturating_sub(o.persistent_bytes),
+            )
+        } else {
+            (o.messages, o.bytes)
+        };
         if let Some(v) = counter.get_mut(&(o.from, o.to)) {
-            v.0 = v.0.saturating_sub(o.messages);
-            v.1 = v.1.saturating_sub(o.bytes);
+            v.0 = v.0.saturating_sub(m);
+            v.1 = v.1.saturating_sub(b);
         }
     }
     counter.retain(|_, v| *v != (0, 0));
@@ -232,10 +254,18 @@ mod tests {
         let own = [OwnTraffic {
             from: 0,
             to: 1,
-            messages: 1,
-            bytes: 40,
+            messages: 2,
+            bytes: 50,
+            persistent_messages: 1,
+            persistent_bytes: 10,
         }];
-        assert_eq!(without_own(c, &own).get(&(0, 1)), Some(&(2, 60)));
+        // A counter that sees persistent requests: both own messages go.
+        assert_eq!(
+            without_own(c.clone(), &own, false).get(&(0, 1)),
+            Some(&(1, 50))
+        );
+        // One that does not (Open MPI 4.1's monitoring): only the other one.
+        assert_eq!(without_own(c, &own, true).get(&(0, 1)), Some(&(2, 60)));
         assert!(parse_monitoring_prof("{}").is_none());
     }
 }

@@ -206,10 +206,14 @@ pub fn mapped() -> bool {
 /// monitoring) can be compared with the application's matrix. Not on the hot path.
 static OWN: AtomicPtr<AtomicU64> = AtomicPtr::new(std::ptr::null_mut());
 
-/// Maps the own-traffic counters (2 words per peer), at MPI_Init.
+/// Words per peer of the own-traffic counters: messages, bytes, and of them those sent
+/// through persistent requests.
+const OWN_WORDS: usize = 4;
+
+/// Maps the own-traffic counters, at MPI_Init.
 pub fn setup_own(world_size: usize) {
     if OWN.load(Acquire).is_null() {
-        if let Some(p) = crate::base::runtime::map_zeroed(world_size * 2 * 8) {
+        if let Some(p) = crate::base::runtime::map_zeroed(world_size * OWN_WORDS * 8) {
             OWN.store(p as *mut AtomicU64, Release);
         }
     }
@@ -218,19 +222,35 @@ pub fn setup_own(world_size: usize) {
 /// One message of loggp's own to world rank `peer` (the private communicator is a
 /// duplicate of MPI_COMM_WORLD: its ranks are world ranks).
 pub fn own_sent(peer: i32, bytes: u64) {
+    own_add(peer, bytes, false);
+}
+
+/// As [`own_sent`], through a persistent request (which Open MPI 4.1's monitoring does
+/// not count).
+pub fn own_sent_persistent(peer: i32, bytes: u64) {
+    own_add(peer, bytes, true);
+}
+
+fn own_add(peer: i32, bytes: u64, persistent: bool) {
     let p = OWN.load(Acquire);
     if p.is_null() || peer < 0 || peer as usize >= PEERS.load(Relaxed) {
         return;
     }
+    let at = peer as usize * OWN_WORDS;
     // SAFETY: peer < world size: inside the mapping.
     unsafe {
-        (*p.add(peer as usize * 2)).fetch_add(1, Relaxed);
-        (*p.add(peer as usize * 2 + 1)).fetch_add(bytes, Relaxed);
+        (*p.add(at)).fetch_add(1, Relaxed);
+        (*p.add(at + 1)).fetch_add(bytes, Relaxed);
+        if persistent {
+            (*p.add(at + 2)).fetch_add(1, Relaxed);
+            (*p.add(at + 3)).fetch_add(bytes, Relaxed);
+        }
     }
 }
 
-/// Per peer: (peer, messages, bytes) of loggp's own traffic.
-pub fn own_totals() -> Vec<(u32, u64, u64)> {
+/// Per peer: (peer, [messages, bytes, persistent messages, persistent bytes]) of
+/// loggp's own traffic.
+pub fn own_totals() -> Vec<(u32, [u64; OWN_WORDS])> {
     let p = OWN.load(Acquire);
     if p.is_null() {
         return Vec::new();
@@ -238,13 +258,9 @@ pub fn own_totals() -> Vec<(u32, u64, u64)> {
     (0..PEERS.load(Relaxed))
         .filter_map(|peer| {
             // SAFETY: inside the mapping.
-            let (m, b) = unsafe {
-                (
-                    (*p.add(peer * 2)).load(Relaxed),
-                    (*p.add(peer * 2 + 1)).load(Relaxed),
-                )
-            };
-            (m != 0).then_some((peer as u32, m, b))
+            let w: [u64; OWN_WORDS] =
+                std::array::from_fn(|k| unsafe { (*p.add(peer * OWN_WORDS + k)).load(Relaxed) });
+            (w[0] != 0).then_some((peer as u32, w))
         })
         .collect()
 }

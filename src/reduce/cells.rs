@@ -206,11 +206,13 @@ pub fn matrix_fragment(rank: u32, ns_per_tick: f64) -> Vec<loggp_report::MatrixE
 pub fn own_traffic(rank: u32) -> Vec<loggp_report::OwnTraffic> {
     matrix::own_totals()
         .into_iter()
-        .map(|(to, messages, bytes)| loggp_report::OwnTraffic {
+        .map(|(to, [messages, bytes, pm, pb])| loggp_report::OwnTraffic {
             from: rank,
             to,
             messages,
             bytes,
+            persistent_messages: pm,
+            persistent_bytes: pb,
         })
         .collect()
 }

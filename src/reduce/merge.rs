@@ -77,6 +77,7 @@ pub(crate) fn over_tree(
                     to: rank as u32,
                     messages: 1,
                     bytes: n,
+                    ..Default::default()
                 });
                 runtime::guarded("merging statistics", || add(&mut fragment, f))
             });

@@ -380,7 +380,9 @@ fn price(
         }
     }
     if let Some(w) = &a.saving_warning {
-        a.notes.push(format!("warning: {w}; the saving may be off by more than its interval says"));
+        a.notes.push(format!(
+            "warning: {w}; the saving may be off by more than its interval says"
+        ));
     }
     if a.rendezvous_pair_observed_ns.is_some() {
         a.notes.push(

@@ -166,7 +166,7 @@ impl Transport for MpiTransport {
             return false;
         }
         let (n, dt) = (size as c_int, mpi::dt_byte());
-        crate::record::matrix::own_sent(self.peer, size as u64);
+        crate::record::matrix::own_sent_persistent(self.peer, size as u64);
         let (from, into) = (
             self.sbuf.as_ptr() as *const _,
             self.rbuf.as_mut_ptr() as *mut _,
