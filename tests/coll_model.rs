@@ -31,8 +31,12 @@ fn table_with_reference(
 ) -> (Report, BTreeMap<(String, u64), f64>) {
     let args = ["all", "8,4096,262144", "300", "ref"];
     let (r, o) = shim_job(Mpi::OpenMpi, np, "coll_model.c", &args, extra, name);
-    let refs = stdout(&o)
-        .lines()
+    (r, references(&stdout(&o)))
+}
+
+/// The program's reference timings ("ref <where> <bytes> <median ns>"), by (where, bytes).
+fn references(out: &str) -> BTreeMap<(String, u64), f64> {
+    out.lines()
         .filter_map(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
             match w[..] {
@@ -40,8 +44,7 @@ fn table_with_reference(
                 _ => None,
             }
         })
-        .collect();
-    (r, refs)
+        .collect()
 }
 
 fn row<'a>(r: &'a Report, function: &str, m: u64) -> &'a CollectiveModel {
@@ -534,16 +537,35 @@ fn table_job_forced(np: usize, name: &str, forced: &[(&str, &str)]) -> (usize, R
             .filter_map(|m| Some((m, start_level(name, &r, &refs, m)?)))
             .filter(|&(_, l)| !(1.0 / 1.7..=1.7).contains(&l))
             .collect();
-        let why = match (r.calibration.disturbance.as_ref(), moved.is_empty()) {
-            (Some(d), _) => format!("disturbed ({d:?})"),
-            (None, false) => format!("started at another level than its calibration: {moved:.2?}"),
-            (None, true) => break,
+        // And a job whose loops ran at another level than its start: the program's
+        // reference exchange in a collective's loop outside 0.5–2× the same right after
+        // MPI_Init (CI-like run of 2026-11-26: one job's loops at 2.0–8.6× at 256 KiB,
+        // the machine slowed while they ran, and 5 of its 12 rows missed).
+        let in_loops: Vec<(String, u64, f64)> = refs
+            .iter()
+            .filter(|((w, _), _)| !w.starts_with("init"))
+            .filter_map(|((w, m), ns)| Some((w.clone(), *m, ns / refs.get(&("init".into(), *m))?)))
+            .filter(|&(_, _, l)| !(0.5..=2.0).contains(&l))
+            .collect();
+        let why = match (
+            r.calibration.disturbance.as_ref(),
+            moved.is_empty(),
+            in_loops.is_empty(),
+        ) {
+            (Some(d), _, _) => format!("disturbed ({d:?})"),
+            (None, false, _) => {
+                format!("started at another level than its calibration: {moved:.2?}")
+            }
+            (None, true, false) => {
+                format!("its loops ran at another level than its start: {in_loops:.2?}")
+            }
+            (None, true, true) => break,
         };
         println!("{name}: {why}, run again ({again} of 2)");
         (r, refs) = go(&format!("{name}_again{again}"));
     }
     consistent(name, &r);
-    refill_costs_more(name, &r);
+    refill_costs_more(name, &r, &refs);
     // The barriers' level (0 B, latency alone: measured over predicted), printed.
     let b = row(&r, "MPI_Barrier", 0);
     let barriers = b.measured_ns.unwrap() / b.predicted_ns.unwrap();
@@ -623,9 +645,10 @@ fn start_level(name: &str, r: &Report, refs: &BTreeMap<(String, u64), f64>, m: u
 #[test]
 fn mpich_prices_allreduce_and_bcast() {
     let name = "coll_table_mpich_2";
-    let r = job(Mpi::Mpich, 2, "allreduce,bcast", "8,4096,262144", &[], name);
+    let args = ["allreduce,bcast", "8,4096,262144", "300", "ref"];
+    let (r, o) = shim_job(Mpi::Mpich, 2, "coll_model.c", &args, &[], name);
     consistent(name, &r);
-    refill_costs_more(name, &r);
+    refill_costs_more(name, &r, &references(&stdout(&o)));
     for f in ["MPI_Allreduce", "MPI_Bcast"] {
         for m in [8, 4096, 262144] {
             let x = row(&r, f, m);
@@ -638,13 +661,18 @@ fn mpich_prices_allreduce_and_bcast() {
 }
 
 /// The calibration's refill exchange (`exchange_refill_ns`): measured at every size from
-/// 8 KiB on and at none below, and through shared memory dearer than the plain exchange
+/// 4 KiB on and at none below, and through shared memory dearer than the plain exchange
 /// where the lines it takes back from the partner's cache weigh: over 64–256 KiB the
-/// median ratio at least 1.2. A program timing both ways without loggp (2 ranks, Open MPI
+/// median ratio at least 1.2 — where the program's own refill exchange, timed the same
+/// way right after MPI_Init at 256 KiB, costs that much more than its plain one. In a
+/// CI run of 2026-11-26 (Intel Xeon VM) one job's calibration measured 1.01–1.07, its
+/// 8-byte exchange at 313 ns against 640–720 in the other jobs: a phase in which lines
+/// pass between the two vCPUs about as cheaply as they stay, which the program's own
+/// ratio shows too. A program timing both ways without loggp (2 ranks, Open MPI
 /// vader and MPICH, 2026-11-25) saw 1.8–2.0 there; a refill that swaps no buffers is the
 /// plain exchange (1.0). Not asked of a calibration marked disturbed (4 ranks on 2 cores:
 /// a rank off its CPU for 56 % of the probes), whose exchanges time waits for the CPU.
-fn refill_costs_more(name: &str, r: &Report) {
+fn refill_costs_more(name: &str, r: &Report, refs: &BTreeMap<(String, u64), f64>) {
     if let Some(d) = &r.calibration.disturbance {
         println!("{name}: the refill exchange not checked, the calibration was disturbed: {d}");
         return;
@@ -664,9 +692,18 @@ fn refill_costs_more(name: &str, r: &Report) {
     }
     ratios.sort_by(f64::total_cmp);
     let median = ratios[ratios.len() / 2];
-    println!("{name}: refill / plain exchange at 64-256 KiB: {ratios:.2?}");
+    let at = |w: &str| refs.get(&(w.to_string(), 262144)).copied();
+    let own = at("init_refill_train")
+        .zip(at("init_train"))
+        .map(|(refill, plain)| refill / plain)
+        .unwrap_or_else(|| panic!("{name}: no init_refill_train at 256 KiB: {refs:?}"));
+    println!("{name}: refill / plain exchange at 64-256 KiB: {ratios:.2?}; the program's own at 256 KiB right after MPI_Init: {own:.2}");
+    if own < 1.2 {
+        println!("{name}: the program's own refill cost no more than its plain exchange ({own:.2}): the ratio is not asked in this phase of the machine");
+        return;
+    }
     assert!(
         median >= 1.2,
-        "{name}: refill / plain exchange {ratios:.2?}"
+        "{name}: refill / plain exchange {ratios:.2?} (the program's own {own:.2})"
     );
 }

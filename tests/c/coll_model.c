@@ -9,7 +9,9 @@
  * shim does not model: an MPI_Sendrecv of the same size with rank ^ 1, each after a
  * barrier, by MPI_Wtime; right after MPI_Init (where the calibration just ran) and in
  * each collective's loop, printed by rank 0 as "ref <where> <bytes> <median ns>"; and
- * right after MPI_Init as the calibration times its exchange probe ("init_train"). Their
+ * right after MPI_Init as the calibration times its exchange probe ("init_train"), and
+ * its refill exchange from 64 KiB ("init_refill_train": each sends what it just received,
+ * into the buffer it sent from). Their
  * ratio is the machine's level in that loop against the calibration's, measured
  * independently of the model (this VM's cost of a call moves by up to 3x over
  * seconds). */
@@ -52,6 +54,25 @@ static double train(char *a, char *b, long m, int k) {
   for (int i = 0; i < k; i++)
     MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 8, b, (int)m, MPI_BYTE, peer, 8, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
+  return (MPI_Wtime() - t0) / k;
+}
+
+/* As `train`, each exchange sending what the one before received, into the buffer it
+ * sent from (src/calib/transports/mpi.rs, exchange_refill): two buffers that swap. */
+static double refill_train(char *a, char *b, long m, int k) {
+  int peer = rank ^ 1;
+  if (peer >= size) return 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 9, b, (int)m, MPI_BYTE, peer, 9, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < k; i++) {
+    char *t = a;
+    a = b;
+    b = t;
+    MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 9, b, (int)m, MPI_BYTE, peer, 9, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+  }
   return (MPI_Wtime() - t0) / k;
 }
 
@@ -113,6 +134,16 @@ int main(int argc, char **argv) {
       for (int k = 0; k < 15; k++) t[k] = train(ra, rb, m, 20);
       qsort(t, 15, sizeof t[0], by_value);
       if (rank == 0) printf("ref init_train %ld %.1f\n", m, 1e9 * t[7]);
+      if (m >= 65536) {
+        char *x = malloc(m), *y = malloc(m);
+        memset(x, 5, m);
+        memset(y, 6, m);
+        for (int k = 0; k < 15; k++) t[k] = refill_train(x, y, m, 20);
+        qsort(t, 15, sizeof t[0], by_value);
+        if (rank == 0) printf("ref init_refill_train %ld %.1f\n", m, 1e9 * t[7]);
+        free(x);
+        free(y);
+      }
     }
   }
   for (int i = 0; i < nsizes; i++) {

@@ -113,7 +113,13 @@ impl<'a> Prices<'a> {
             Some(i) => {
                 let (a, b) = (p[i - 1], p[i]);
                 let t = (s - a[0]) / (b[0] - a[0]).max(1.0);
-                std::array::from_fn(|k| a[k] + (b[k] - a[k]) * t)
+                // At a measured size, its own values: a neighbour below that lacks a
+                // probe (the refill exchange below 4 KiB) must not make them NaN.
+                if t >= 1.0 {
+                    b
+                } else {
+                    std::array::from_fn(|k| a[k] + (b[k] - a[k]) * t)
+                }
             }
             None => {
                 let last = p[p.len() - 1];
@@ -189,7 +195,33 @@ impl<'a> Prices<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::without_spikes;
+    use super::{without_spikes, Prices};
+    use loggp_report::{CalibrationSet, Point};
+
+    #[test]
+    fn a_probe_measured_from_a_size_on_prices_that_size() {
+        // The refill exchange from 4 KiB: at 4096 B its value, not NaN from 2048 B's
+        // missing one (which left every 4 KiB refill and rewrite unpriced).
+        let point = |s: u64, refill: Option<f64>| Point {
+            size_bytes: s,
+            prtt_1_0_ns: Some(1000.0),
+            exchange_ns: Some(600.0),
+            exchange_refill_ns: refill,
+            ..Default::default()
+        };
+        let set = CalibrationSet {
+            points: vec![
+                point(2048, None),
+                point(4096, Some(900.0)),
+                point(8192, Some(1300.0)),
+            ],
+            ..Default::default()
+        };
+        let p = Prices::of(&set).unwrap();
+        assert_eq!(p.at(4096, 0).exchange_refill_ns, Some(900.0));
+        assert_eq!(p.at(6144, 0).exchange_refill_ns, Some(1100.0));
+        assert_eq!(p.at(3000, 0).exchange_refill_ns, None);
+    }
 
     #[test]
     fn a_spike_goes_and_everything_else_stays() {
