@@ -182,7 +182,7 @@ pub struct Point {
     /// freed each time (`MPI_Recv_init`, `MPI_Send_init`, `MPI_Startall`, `MPI_Waitall`,
     /// `MPI_Request_free`), the way Open MPI's linear Alltoall makes its messages: a
     /// started persistent send misses the inline path of a blocking one of a few bytes.
-    /// Up to 2 KiB; absent in older reports.
+    /// At 1, 4, 16, 64, 256 and 1024 B; absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exchange_persistent_ns: Option<f64>,
 }

@@ -111,15 +111,21 @@ impl<'a> Prices<'a> {
         let mut v = match i {
             Some(0) => p[0],
             Some(i) => {
-                let (a, b) = (p[i - 1], p[i]);
-                let t = (s - a[0]) / (b[0] - a[0]).max(1.0);
-                // At a measured size, its own values: a neighbour below that lacks a
-                // probe (the refill exchange below 4 KiB) must not make them NaN.
-                if t >= 1.0 {
-                    b
-                } else {
-                    std::array::from_fn(|k| a[k] + (b[k] - a[k]) * t)
-                }
+                // Each value between the nearest sizes that measured it: a probe taken at
+                // some sizes only (the refill exchange from 4 KiB, the persistent one at
+                // powers of 4) is interpolated across the sizes without it, and None
+                // outside the sizes it was taken at.
+                std::array::from_fn(|k| {
+                    let below = p[..i].iter().rev().find(|x| x[k].is_finite());
+                    let above = p[i..].iter().find(|x| x[k].is_finite());
+                    match (below, above) {
+                        (_, Some(b)) if b[0] == s => b[k],
+                        (Some(a), Some(b)) => {
+                            a[k] + (b[k] - a[k]) * (s - a[0]) / (b[0] - a[0]).max(1.0)
+                        }
+                        _ => f64::NAN,
+                    }
+                })
             }
             None => {
                 let last = p[p.len() - 1];
@@ -221,6 +227,26 @@ mod tests {
         assert_eq!(p.at(4096, 0).exchange_refill_ns, Some(900.0));
         assert_eq!(p.at(6144, 0).exchange_refill_ns, Some(1100.0));
         assert_eq!(p.at(3000, 0).exchange_refill_ns, None);
+        // A probe taken at some sizes only: interpolated across the sizes between.
+        let set = CalibrationSet {
+            points: vec![
+                Point {
+                    exchange_persistent_ns: Some(700.0),
+                    ..point(16, None)
+                },
+                point(32, None),
+                Point {
+                    exchange_persistent_ns: Some(900.0),
+                    ..point(64, None)
+                },
+                point(128, None),
+            ],
+            ..Default::default()
+        };
+        let p = Prices::of(&set).unwrap();
+        assert_eq!(p.at(40, 0).exchange_persistent_ns, Some(800.0));
+        assert_eq!(p.at(64, 0).exchange_persistent_ns, Some(900.0));
+        assert_eq!(p.at(128, 0).exchange_persistent_ns, None);
     }
 
     #[test]

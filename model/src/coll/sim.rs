@@ -104,7 +104,7 @@ pub fn rewrite_ns(p: &Price) -> f64 {
 
 /// What one persistent request costs beyond a plain one, set up, started, completed and
 /// freed (half the persistent exchange's excess over the plain exchange, where both were
-/// measured; 0 otherwise: beyond 2 KiB the calibration does not measure it, and there
+/// measured; 0 otherwise: beyond 1 KiB the calibration does not measure it, and there
 /// both take the same send path).
 pub fn persistent_ns(p: &Price) -> f64 {
     match (p.exchange_persistent_ns, p.exchange_ns) {
