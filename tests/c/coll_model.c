@@ -43,34 +43,23 @@ static void reference(char *a, char *b, long m) {
 
 /* The calibration's way of timing an exchange (src/calib/engine/probes.rs,
  * exchange_train): after a barrier, k + 1 exchanges back to back, timed from the end of
- * the first to the end of the last, per exchange. */
-static double train(char *a, char *b, long m, int k) {
+ * the first to the end of the last, per exchange. `refill`: each exchange sends what the
+ * one before received, into the buffer it sent from, as the calibration's refill exchange
+ * does (src/calib/transports/mpi.rs, exchange_refill: two buffers that swap). */
+static double train(char *a, char *b, long m, int k, int refill) {
   int peer = rank ^ 1;
   if (peer >= size) return 0;
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 8, b, (int)m, MPI_BYTE, peer, 8, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
   double t0 = MPI_Wtime();
-  for (int i = 0; i < k; i++)
-    MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 8, b, (int)m, MPI_BYTE, peer, 8, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-  return (MPI_Wtime() - t0) / k;
-}
-
-/* As `train`, each exchange sending what the one before received, into the buffer it
- * sent from (src/calib/transports/mpi.rs, exchange_refill): two buffers that swap. */
-static double refill_train(char *a, char *b, long m, int k) {
-  int peer = rank ^ 1;
-  if (peer >= size) return 0;
-  MPI_Barrier(MPI_COMM_WORLD);
-  MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 9, b, (int)m, MPI_BYTE, peer, 9, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
-  double t0 = MPI_Wtime();
   for (int i = 0; i < k; i++) {
-    char *t = a;
-    a = b;
-    b = t;
-    MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 9, b, (int)m, MPI_BYTE, peer, 9, MPI_COMM_WORLD,
+    if (refill) {
+      char *t = a;
+      a = b;
+      b = t;
+    }
+    MPI_Sendrecv(a, (int)m, MPI_BYTE, peer, 8, b, (int)m, MPI_BYTE, peer, 8, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
   }
   return (MPI_Wtime() - t0) / k;
@@ -131,14 +120,14 @@ int main(int argc, char **argv) {
      * change its level between the two. */
     if (timed) {
       double t[15];
-      for (int k = 0; k < 15; k++) t[k] = train(ra, rb, m, 20);
+      for (int k = 0; k < 15; k++) t[k] = train(ra, rb, m, 20, 0);
       qsort(t, 15, sizeof t[0], by_value);
       if (rank == 0) printf("ref init_train %ld %.1f\n", m, 1e9 * t[7]);
       if (m >= 65536) {
         char *x = malloc(m), *y = malloc(m);
         memset(x, 5, m);
         memset(y, 6, m);
-        for (int k = 0; k < 15; k++) t[k] = refill_train(x, y, m, 20);
+        for (int k = 0; k < 15; k++) t[k] = train(x, y, m, 20, 1);
         qsort(t, 15, sizeof t[0], by_value);
         if (rank == 0) printf("ref init_refill_train %ld %.1f\n", m, 1e9 * t[7]);
         free(x);
