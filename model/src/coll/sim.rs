@@ -91,26 +91,27 @@ pub fn exchanges(round: &Round) -> Vec<(usize, usize)> {
     out
 }
 
-/// What writing `bytes` into lines the partner read costs beyond a plain write: the
-/// refill exchange over the plain exchange of that size, where both were measured (0
-/// otherwise: below 4 KiB the calibration does not measure the refill, and there it
-/// weighs little).
-pub fn rewrite_ns(p: &Price) -> f64 {
-    match (p.exchange_refill_ns, p.exchange_ns) {
-        (Some(refill), Some(plain)) => (refill - plain).max(0.0),
+/// What an exchange variant costs beyond the plain exchange of the same size, where both
+/// were measured (0 otherwise).
+fn excess_ns(variant: Option<f64>, p: &Price) -> f64 {
+    match (variant, p.exchange_ns) {
+        (Some(v), Some(plain)) => (v - plain).max(0.0),
         _ => 0.0,
     }
 }
 
+/// What writing `bytes` into lines the partner read costs beyond a plain write: the
+/// refill exchange's excess (0 below 4 KiB, where the calibration does not measure the
+/// refill, and where it weighs little).
+pub fn rewrite_ns(p: &Price) -> f64 {
+    excess_ns(p.exchange_refill_ns, p)
+}
+
 /// What one persistent request costs beyond a plain one, set up, started, completed and
-/// freed (half the persistent exchange's excess over the plain exchange, where both were
-/// measured; 0 otherwise: beyond 1 KiB the calibration does not measure it, and there
-/// both take the same send path).
+/// freed: half the persistent exchange's excess (0 beyond 1 KiB, where the calibration
+/// does not measure it, and where both take the same send path).
 pub fn persistent_ns(p: &Price) -> f64 {
-    match (p.exchange_persistent_ns, p.exchange_ns) {
-        (Some(persistent), Some(plain)) => ((persistent - plain) / 2.0).max(0.0),
-        _ => 0.0,
-    }
+    excess_ns(p.exchange_persistent_ns, p) / 2.0
 }
 
 /// LogGP simulation (Alexandrov et al., SPAA 1995; the rendezvous wait as in LogGOPS):
@@ -147,8 +148,23 @@ pub fn simulate_members(
         let mut done = start.clone();
         // What a rank does before the round's messages: lines taken back from the
         // partner's cache, requests and datatypes set up (their teardown after the
-        // messages is counted here too: the next round waits for it alike).
-        for r in 0..n {
+        // messages is counted here too: the next round waits for it alike). Most rounds
+        // have none, and the per-rank scans below would cost n × messages per round.
+        let setup = !(round.rewrite.is_empty()
+            && round.persistent_requests.is_empty()
+            && round.datatypes.is_empty());
+        // The requests' message size: the largest each rank sends in the round (one pass
+        // over the messages, not one per rank: a linear Alltoall has n(n−1) of them).
+        let mut largest = vec![0u64; n];
+        if !round.persistent_requests.is_empty() {
+            for &(from, _, bytes) in &round.msgs {
+                if let Some(x) = largest.get_mut(from as usize) {
+                    *x = (*x).max(bytes);
+                }
+            }
+        }
+        let ranks = if setup { 0..n } else { 0..0 };
+        for r in ranks {
             let rank = r as u32;
             let partner = if (rank ^ 1) < n as u32 {
                 rank ^ 1
@@ -161,17 +177,17 @@ pub fn simulate_members(
                     .map(|x| x.1 as f64)
                     .sum::<f64>()
             };
-            // The requests' message size: the largest this rank sends in the round.
-            let bytes = (round.msgs.iter())
-                .filter(|m| m.0 == rank)
-                .map(|m| m.2)
-                .max()
-                .unwrap_or(0);
+            let requests = count(&round.persistent_requests);
+            let per_request = if requests > 0.0 {
+                persistent_ns(&price(rank, partner, largest[r]))
+            } else {
+                0.0
+            };
             let before = (round.rewrite.iter())
                 .filter(|x| x.0 == rank)
                 .map(|x| rewrite_ns(&price(rank, partner, x.1)))
                 .sum::<f64>()
-                + count(&round.persistent_requests) * persistent_ns(&price(rank, partner, bytes))
+                + requests * per_request
                 + count(&round.datatypes) * local.datatype_setup_ns;
             if before > 0.0 {
                 cpu[r] = start[r] + before;
