@@ -186,9 +186,10 @@ fn mpich_ten_quick_calibrations_agree() {
 }
 
 /// Open MPI's pml ucx: its switches, named, the same in at least 9 of 10 runs. (Its
-/// 92-byte step is smaller than under MPICH, +20 % in the round trip against +100 %: the
-/// segmentation alone found it in 6–8 of 10; the am_short limit the raw UCT layer names
-/// is now probed as a candidate switch too. Its intervals are not in the coverage
+/// 92-byte step, seen between the schedule's 91 and 108 B, is +11–35 % in the round trip:
+/// the segmentation alone found it in 6–8 of 10, and fresh-clone CI at 893af59 in 7 of
+/// 10. The am_short limit the raw UCT layer names is now probed at itself and one byte
+/// above, where the round trip steps 1.3–2.1 ×. Its intervals are not in the coverage
 /// check: the stack's cost moved by 2.5 × between runs here. Nor is its raw floor: the
 /// `loggp repeat` text printed here has shown raw UCT posix above 1.10 × MPI + 50 ns in 2
 /// of 10 runs, ×1.14–1.41 at 16–78 KB, on 2026-11-25.)
