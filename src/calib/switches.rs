@@ -143,6 +143,7 @@ pub fn fit_mode<T: Transport, C: Control>(
         .map(|q| model::quantity_sigmas(&boot, q, &ms))
         .collect();
     m.exact = true;
+    let mut rescue = vec![];
     for w in idx.windows(2) {
         let (l, r) = (w[0], w[1]);
         let eager_limit = Some(r.0) == split;
@@ -222,7 +223,6 @@ pub fn fit_mode<T: Transport, C: Control>(
             m.not_repeated.push([lo, hi]);
             continue;
         }
-        let mut confirm = None;
         if let Some((q, a, b)) = judged {
             // The segmentation places a boundary between two schedule sizes from noisy
             // points, and was one size off now and then (Open MPI pml ucx: 76|91 for a
@@ -291,10 +291,16 @@ pub fn fit_mode<T: Transport, C: Control>(
                 // send, o_s 428 → 1164 ns at 256|304 B, was marked not repeated in 1 of
                 // 10 quick runs). With every bracket's votes forced to fail, eight vader
                 // runs bisected to 256 and confirmed it, o_s ×2.8–3.4 at 256|257 B.
-                None => confirm = Some((q, line_at(b, hi) > line_at(a, lo), [lo, hi])),
+                // After every other boundary, with the probes they left: before them, two
+                // such brackets over a 200 Mbit/s link used the eager limit's probes and
+                // left it at a schedule size (55109 for 65480).
+                None => {
+                    rescue.push(((q, a, b), [lo, hi]));
+                    continue;
+                }
             }
         }
-        while hi - lo > 1 && m.bisection_probes < 160 {
+        while hi - lo > 1 && m.bisection_probes < BISECTION_PROBES {
             let fail = |c: &Client<T, C>| stop_of(c, format!("{mode}: bisecting {lo}..{hi} bytes"));
             let mid = lo + (hi - lo) / 2;
             // Where the budget ends the eager limit's bisection, the bracket reached is
@@ -317,35 +323,16 @@ pub fn fit_mode<T: Transport, C: Control>(
                 };
                 !waits
             } else {
-                let Some((q, a, b)) = sign else {
+                let Some(sign) = sign else {
                     break;
                 };
-                // The majority of three judgements: one misjudged probe put MPICH's
-                // 92-byte switch at 103.
-                let mut left = 0;
-                for _ in 0..3 {
-                    let Some(x) = behaves_left(c, q, (lo, mid, hi), n, reps, k, a, b) else {
-                        return Err(fail(c));
-                    };
-                    left += x as u32;
-                }
-                left >= 2
+                majority_left(c, sign, (lo, mid, hi), n, reps, k).ok_or_else(|| fail(c))?
             };
             m.bisection_probes += if eager_limit { 1 } else { 9 };
             if left_side {
                 lo = mid;
             } else {
                 hi = mid;
-            }
-        }
-        if let Some((q, up, bracket)) = confirm {
-            let held = hi - lo == 1
-                && step_one_byte(c, q, lo, up, n, reps, k)
-                    .ok_or_else(|| stop_of(c, format!("{mode}: probing {lo} and {hi} bytes")))?;
-            m.bisection_probes += 2;
-            if !held {
-                m.not_repeated.push(bracket);
-                continue;
             }
         }
         if eager_limit {
@@ -373,5 +360,68 @@ pub fn fit_mode<T: Transport, C: Control>(
             m.switches.push(lo);
         }
     }
+    for ((q, a, b), [lo, hi]) in rescue {
+        let held = rescued(c, m, (q, a, b), (lo, hi), n, reps, k);
+        match held {
+            Some(s) if !m.switches.contains(&s) => m.switches.push(s),
+            Some(_) => {}
+            None => m.not_repeated.push([lo, hi]),
+        }
+    }
+    m.switches.sort_unstable();
     Ok(())
 }
+
+/// The majority of three judgements of whether `mid` behaves as the left range (one
+/// misjudged probe put MPICH's 92-byte switch at 103). None where a probe failed.
+fn majority_left<T: Transport, C: Control>(
+    c: &mut Client<T, C>,
+    (q, a, b): Sign,
+    sizes: (usize, usize, usize),
+    n: u64,
+    reps: u64,
+    k: f64,
+) -> Option<bool> {
+    let mut left = 0;
+    for _ in 0..3 {
+        left += behaves_left(c, q, sizes, n, reps, k, a, b)? as u32;
+    }
+    Some(left >= 2)
+}
+
+/// A bracket whose step did not repeat, bisected by its lines and kept where the step
+/// shows one byte apart (`step_one_byte`): the switch, or None (not repeated). Only where
+/// the probes the mode has left cover the whole bisection; a probe that fails (the budget
+/// reached) leaves it not repeated, as it was before this second chance.
+fn rescued<T: Transport, C: Control>(
+    c: &mut Client<T, C>,
+    m: &mut ModeResult,
+    sign: Sign,
+    (mut lo, mut hi): (usize, usize),
+    n: u64,
+    reps: u64,
+    k: f64,
+) -> Option<usize> {
+    let steps = (hi - lo).max(2).next_power_of_two().trailing_zeros();
+    if m.bisection_probes + 9 * steps + 2 > BISECTION_PROBES {
+        return None;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        let left = majority_left(c, sign, (lo, mid, hi), n, reps, k)?;
+        m.bisection_probes += 9;
+        if left {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let (q, a, b) = sign;
+    let up = line_at(b, hi) > line_at(a, lo);
+    m.bisection_probes += 2;
+    step_one_byte(c, q, lo, up, n, reps, k)?.then_some(lo)
+}
+
+/// The probes one mode's bisections may take (each judgement of a size counts its
+/// probes): a bound on the time they take on a slow link.
+const BISECTION_PROBES: u32 = 160;
