@@ -427,12 +427,15 @@ fn moves(jobs: &[Vec<Report>], colls: &[&str]) -> (usize, Vec<String>) {
 /// for Allreduce, whichever the default is not at a size, the same at the other; the
 /// scatter + recursive-doubling and scatter + ring allgathers for Bcast, where MPICH
 /// takes the binomial tree on 2 ranks). Each forced job must name the forced algorithm
-/// as in use ("forced"). The moves are printed, not asserted, as MPICH's table rows are:
-/// on 2026-11-26, 8 of 12 (the issue asks 80 %). The misses are systematic: the Bcast of
-/// 256 KiB by scatter + allgather measured 2.5–2.7 × the binomial tree's cost where the
-/// model, pricing a half sent and an exchange of halves, says about 1 ×; the 8-byte
-/// scatter + ring Bcast 3.2 × against 2.1 ×; recursive doubling's 256 KiB Allreduce
-/// priced 1.44 × reduce-scatter + allgather's and measured 0.99 ×.
+/// as in use ("forced"). At least 10 of the 12 moves must hold, as the issue asks (80 %).
+/// Until the model priced MPICH's scatter + allgather Bcast as run on one buffer (each
+/// message sends lines its sender wrote in the call before: `mpich_scatter_bcast` in the
+/// model), 8 and 9 of 12 held: its 256 KiB rows measured 2.5–2.7 × the binomial tree's
+/// cost where the model said about 1 ×; priced so, 2.35–2.55 × against 2.36–2.62 ×, and
+/// 10, 10 and 11 of 12 held in three runs on 2026-11-26. The misses left are the 8-byte
+/// Bcast by scatter + allgather, 2.9–4.3 × measured against 1.95–2.1 × (the scatter's
+/// rows themselves are priced within 10–25 %, the binomial tree's 8-byte row at
+/// 1.4–1.8 × its measured 320–420 ns).
 #[test]
 fn mpich_forced_algorithms_move_as_predicted() {
     const ROUNDS: usize = 5;
@@ -488,10 +491,15 @@ fn mpich_forced_algorithms_move_as_predicted() {
         })
         .collect();
     let (moved, rows) = moves(&jobs, &["MPI_Allreduce", "MPI_Bcast"]);
-    println!("coll_forced_mpich: {moved} of 12 moves as predicted (printed, not asserted):");
+    println!("coll_forced_mpich: {moved} of 12 moves as predicted:");
     for r in &rows {
         println!("  {r}");
     }
+    assert!(
+        moved >= 10,
+        "MPICH: {moved} of 12 moves as predicted:\n{}",
+        rows.join("\n")
+    );
 }
 
 /// One job of the table (`open_mpi_prices_every_collective_it_ran`): its rows printed,
