@@ -129,13 +129,30 @@ fn interim_snapshots_become_counters_over_time() {
                 .iter()
                 .fold((f64::MAX, 0f64), |(l, h), &x| (l.min(x), h.max(x)));
             let truth = share(k);
-            println!("{name}: rank {k}: MPI share per interval {mpi_share:.3?} (program's in the ring: {truth:.3})");
+            // The program's timers hold the shim's own work around each call, which the
+            // shim leaves out of its time in MPI; on 4 ranks time-sliced on 2 cores the
+            // preemptions that land in that work count there too. So the shim's share may
+            // fall short by its own time: the calls per second at the hot path's cost
+            // (PROC_NULL +57.5–65.1 ns, `scripts/bench.sh` on this VM), over the share
+            // of time the rank was on its CPU. Seen: Open MPI ranks 0–1 at 0.943–0.950,
+            // ranks 2–3 at 0.970–0.974, against 0.997, at 145–159 k calls/s and half the
+            // time on the CPU (allowance 0.018–0.021 beyond the 0.05); MPICH 0.999–1.000.
+            let ring = rates
+                .iter()
+                .filter(|r| of(r, "time in MPI (share)") == Some(hi))
+                .map(|r| {
+                    let calls = of(r, "MPI calls per s").unwrap_or(0.0);
+                    let on = 1.0 - of(r, "off CPU (share)").unwrap_or(0.0);
+                    calls * 65e-9 / on.max(0.25)
+                })
+                .fold(0f64, f64::max);
+            println!("{name}: rank {k}: MPI share per interval {mpi_share:.3?} (program's in the ring: {truth:.3}; the shim's own time allowed: {ring:.3})");
             assert!(
                 lo <= 0.02,
                 "{name}: rank {k}: no interval without MPI: {mpi_share:?}"
             );
             assert!(
-                (hi - truth).abs() <= 0.05,
+                hi <= truth + 0.05 && hi >= truth - 0.05 - ring,
                 "{name}: rank {k}: the ring's share {hi:.3} against the program's {truth:.3}"
             );
             let off = rates.iter().filter_map(|r| of(r, "off CPU (share)"));
