@@ -10,13 +10,16 @@
 //! least) of it: switches are located to the byte, so the same stack finds the same ones.
 //! Where either calibration was disturbed (its ranks were off their CPU while probing),
 //! nothing is called a change of the MPI: the difference is the competition for the CPU.
+//! Beside the intervals, a change confined to one protocol range is found from the
+//! points: that range's o_s moved against the rest of its set, size by size
+//! (`range_shifts`), which a move of the whole machine does not do.
 //! Where both carry a raw transport, its smallest round trips give the machine's level
 //! (`loggp_model::check::machine_level_ns`): where that moved by more than 30 %, the
 //! machine moved, and a's intervals are stretched as far as it moved before they are
 //! compared (on this VM most costs of a run move together, by up to 2.7 ×, between runs
 //! seconds apart).
 use crate::table::*;
-use loggp_report::{Range, Report};
+use loggp_report::{Point, Range, Report};
 use serde_json::{json, Value};
 
 fn overlap(x: &Range, y: &Range) -> u64 {
@@ -61,6 +64,7 @@ pub struct SetView<'a> {
     /// "mpi intra_node send", "raw intra_node ucx:posix".
     pub name: String,
     pub ranges: &'a [Range],
+    pub points: &'a [Point],
     pub switches: Vec<u64>,
 }
 
@@ -73,6 +77,7 @@ pub fn sets(r: &Report) -> Vec<SetView<'_>> {
         .map(|s| SetView {
             name: format!("mpi {} {}", s.peer_class, s.mode),
             ranges: &s.ranges,
+            points: &s.points,
             switches: s.switches_bytes.clone(),
         })
         .collect();
@@ -89,12 +94,82 @@ pub fn sets(r: &Report) -> Vec<SetView<'_>> {
                 SetView {
                     name: format!("raw {} {t}", s.peer_class),
                     ranges: &s.ranges,
+                    points: &s.points,
                     switches: s.switches_bytes.clone(),
                 }
             }),
     );
     v
 }
+
+/// A change of one protocol range against the rest of its set, from the points: at
+/// every size both calibrations measured, ln(b/a) of the point's o_s; the machine's move
+/// is the median over the set's ranges of their medians (the VM's level moves every cost
+/// of a run together, by up to 2.7 ×, which the repeat intervals must cover and so hide
+/// a real change of one range); a range changed where its median, less that move, lies
+/// beyond ×`SHIFT_FACTOR` either way, with at least `SHIFT_SAME_SIGN` of its sizes on
+/// that side. Open MPI vader, 2 ranks, quick calibrations (2026-11-26): 81 ranges of 27
+/// pairs of identical runs (vader, pml ucx, MPICH) moved ×0.78–1.29 against their sets;
+/// vader's single copy turned off moved the rendezvous range ×1.92–2.01, every size the
+/// same way, in 3 of 3 trials, where its o_s interval [3024, 13077] ns held b's 9044;
+/// pml ucx against ob1 moved 257–4040 B ×0.38–0.51.
+fn range_shifts(sa: &SetView, sb: &SetView, quiet: bool) -> Vec<Value> {
+    use loggp_model::stats::median;
+    let per: Vec<(&Range, Vec<SizeRatio>)> = sa
+        .ranges
+        .iter()
+        .map(|r| {
+            let v = (sa.points.iter())
+                .filter(|p| (r.size_lo_bytes..=r.size_hi_bytes).contains(&p.size_bytes))
+                .filter_map(|p| {
+                    let q = sb.points.iter().find(|q| q.size_bytes == p.size_bytes)?;
+                    let (x, y) = (p.send_overhead_ns?, q.send_overhead_ns?);
+                    (x > 0.0 && y > 0.0).then(|| (x, y, (y / x).ln()))
+                })
+                .collect();
+            (r, v)
+        })
+        .collect();
+    let of =
+        |v: &[SizeRatio], k: usize| -> Vec<f64> { v.iter().map(|x| [x.0, x.1, x.2][k]).collect() };
+    let medians: Vec<f64> = (per.iter())
+        .filter(|(_, v)| v.len() >= 3)
+        .filter_map(|(_, v)| median(&of(v, 2)))
+        .collect();
+    let Some(level) = (medians.len() >= 2).then(|| median(&medians)).flatten() else {
+        return vec![];
+    };
+    per.iter()
+        .filter(|(_, v)| v.len() >= SHIFT_MIN_SIZES)
+        .filter_map(|(r, v)| {
+            let d: Vec<f64> = v.iter().map(|x| x.2 - level).collect();
+            let m = median(&d)?;
+            let same = d.iter().filter(|x| **x * m > 0.0).count() as f64 / d.len() as f64;
+            let apart = m.abs() > SHIFT_FACTOR.ln() && same >= SHIFT_SAME_SIGN;
+            Some(json!({
+                "set": sa.name,
+                "protocol": r.protocol,
+                "range_a": [r.size_lo_bytes, r.size_hi_bytes],
+                "range_b": [r.size_lo_bytes, r.size_hi_bytes],
+                "parameter": "o_s of its sizes, against the set's other ranges",
+                "a": median(&of(v, 0)), "b": median(&of(v, 1)), "a_ci": null, "b_ci": null,
+                "change": m.exp() - 1.0,
+                "sizes": v.len(),
+                "same_side": same,
+                "significant": apart && quiet,
+                "intervals_apart": apart,
+            }))
+        })
+        .collect()
+}
+
+/// One size both measured: a's o_s, b's, ln(b/a).
+type SizeRatio = (f64, f64, f64);
+
+/// See [`range_shifts`].
+const SHIFT_FACTOR: f64 = 1.5;
+const SHIFT_SAME_SIGN: f64 = 0.9;
+const SHIFT_MIN_SIZES: usize = 5;
 
 /// b's range matching `ra`: the same protocol, sharing the most sizes.
 pub fn matching<'a>(ra: &Range, b: &'a [Range]) -> Option<&'a Range> {
@@ -175,6 +250,7 @@ pub fn compare(a: &Report, b: &Report, an: &str, bn: &str) -> Value {
                 }));
             }
         }
+        params.extend(range_shifts(&sa, sb, quiet));
         let only = |p: &[u64], q: &[u64]| -> Vec<u64> {
             p.iter()
                 .copied()

@@ -462,3 +462,37 @@ fn one_warning_per_cause_and_the_explanation_once() {
     assert_eq!(w[0].matches(") active ").count(), 3, "{}", w[0]);
     assert!(show::explained(&r).contains(loggp_model::reconcile::OS_REASON));
 }
+
+/// `diff` finds a change confined to one protocol range from the points (known truth:
+/// the rendezvous range's o_s doubled at every size, nothing else), and calls nothing
+/// where every size of the set moved alike (the machine's level); broken once (the
+/// machine's move not taken out), the second case flagged every range.
+#[test]
+fn diff_finds_one_range_moved_against_the_others() {
+    let a = fixture("openmpi_demo");
+    let scaled = |from: u64, k: f64| {
+        let mut b = a.clone();
+        for p in &mut b.calibration.mpi[0].points {
+            if p.size_bytes >= from {
+                p.send_overhead_ns = p.send_overhead_ns.map(|x| x * k);
+            }
+        }
+        b
+    };
+    let moved = |b: &Report| -> Vec<serde_json::Value> {
+        diff::compare(&a, b, "a", "b")["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["parameter"].as_str().unwrap().contains("other ranges"))
+            .filter(|p| p["significant"] == true)
+            .map(|p| p["range_a"].clone())
+            .collect()
+    };
+    assert_eq!(
+        moved(&scaled(4041, 2.0)),
+        vec![serde_json::json!([4041, 1048576])]
+    );
+    assert!(moved(&scaled(0, 2.0)).is_empty());
+    assert!(moved(&scaled(4041, 1.2)).is_empty());
+}
