@@ -191,8 +191,9 @@ pub fn fit_mode<T: Transport, C: Control>(
         let judged = sign.filter(|&(_, a, b)| !eager_limit && separation(a, b, lo, hi) > 0.25);
         // A named limit is probed at itself first: where its step shows one byte apart,
         // the switch is there and needs no bisection.
+        let named_here = hints.iter().copied().find(|&h| lo <= h && h < hi);
         if !eager_limit {
-            if let Some(&h) = hints.iter().find(|&&h| lo <= h && h < hi) {
+            if let Some(h) = named_here {
                 let Some(yes) = step_one_byte(c, model::LAT, h, true, n, reps, k) else {
                     return Err(stop_of(
                         c,
@@ -218,8 +219,7 @@ pub fn fit_mode<T: Transport, C: Control>(
         // machine by probing again: away from the eager limit and from a limit the layer
         // beneath names, it is not taken for a switch. (Open MPI pml ucx found unnamed
         // boundaries at 327–782 B in 6 of 10 quick runs of one CI batch.)
-        let named_here = hints.iter().any(|&h| lo <= h && h < hi);
-        if judged.is_none() && !eager_limit && !named_here {
+        if judged.is_none() && !eager_limit && named_here.is_none() {
             m.not_repeated.push([lo, hi]);
             continue;
         }

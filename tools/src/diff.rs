@@ -130,11 +130,10 @@ fn range_shifts(sa: &SetView, sb: &SetView, quiet: bool) -> Vec<Value> {
             (r, v)
         })
         .collect();
-    let of =
-        |v: &[SizeRatio], k: usize| -> Vec<f64> { v.iter().map(|x| [x.0, x.1, x.2][k]).collect() };
+    let of = |v: &[SizeRatio], f: fn(&SizeRatio) -> f64| -> Vec<f64> { v.iter().map(f).collect() };
     let medians: Vec<f64> = (per.iter())
         .filter(|(_, v)| v.len() >= 3)
-        .filter_map(|(_, v)| median(&of(v, 2)))
+        .filter_map(|(_, v)| median(&of(v, |x| x.2)))
         .collect();
     let Some(level) = (medians.len() >= 2).then(|| median(&medians)).flatten() else {
         return vec![];
@@ -152,7 +151,7 @@ fn range_shifts(sa: &SetView, sb: &SetView, quiet: bool) -> Vec<Value> {
                 "range_a": [r.size_lo_bytes, r.size_hi_bytes],
                 "range_b": [r.size_lo_bytes, r.size_hi_bytes],
                 "parameter": "o_s of its sizes, against the set's other ranges",
-                "a": median(&of(v, 0)), "b": median(&of(v, 1)), "a_ci": null, "b_ci": null,
+                "a": median(&of(v, |x| x.0)), "b": median(&of(v, |x| x.1)), "a_ci": null, "b_ci": null,
                 "change": m.exp() - 1.0,
                 "sizes": v.len(),
                 "same_side": same,

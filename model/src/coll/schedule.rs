@@ -37,7 +37,7 @@ fn pof2(n: u32) -> u32 {
     }
 }
 
-fn log2_ceil(n: u32) -> u32 {
+pub(super) fn log2_ceil(n: u32) -> u32 {
     32 - n.saturating_sub(1).leading_zeros()
 }
 

@@ -107,7 +107,7 @@ fn openmpi_recursive_doubling_allreduce(n: u32, m: u64) -> Schedule {
 /// buffer as the algorithm runs them (the forced Bcast 38.6–42.3 µs); the refill exchange
 /// of 128 KiB 20.3–21.8 µs against 9.6–11.0 plain.
 fn mpich_scatter_bcast(n: u32, m: u64, ring: bool) -> Schedule {
-    let scatter = (32 - n.saturating_sub(1).leading_zeros()) as usize;
+    let scatter = s::log2_ceil(n) as usize;
     s::scatter_bcast(n, m, ring)
         .into_iter()
         .enumerate()
