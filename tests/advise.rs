@@ -277,14 +277,18 @@ fn no_change_advised_where_the_messages_are_already_eager() {
 
 /// A halo-like exchange of mixed sizes (examples/demo.c: 8 B–256 KiB in powers of two,
 /// Isend/Irecv and Send/Recv with both neighbours, 50 times each): advise on the blocking
-/// sends, rerun with the advice, seven pairs per MPI (at least five within ten: a job
-/// whose saving's interval reaches zero gets no advice, honestly, and is not rerun; every
-/// pair that is rerun is scored, unless the advice warned beforehand that the job did not
-/// run as its calibration priced it). The advice turns the 100 messages
-/// just above the switch eager, a saving of 0.3–0.6 ms in ~11 ms. The whole job's
-/// MPI_Send + MPI_Recv time cannot resolve that here (pairs measured −4.3 to +3.4 ms), so the
+/// sends, rerun with the advice, seven pairs per MPI (at least five within fourteen: a job
+/// whose saving's interval reaches zero gets no advice, honestly, and is not rerun — 4 to 6
+/// of 10 jobs here; every pair that is rerun is scored, unless the advice warned beforehand
+/// that the job did not run as its calibration priced it). The advice turns the 100
+/// messages of 4096 B eager (the eager line is measured to 3444 B and reaches twice that),
+/// a saving of 0.02–0.17 ms, 4–14 % of their 4.3–4.7 µs. The whole job's MPI_Send +
+/// MPI_Recv time cannot resolve that here (pairs measured −4.4 to +3.1 ms), so the
 /// measured drop is that of the priced messages only: both ranks' time in MPI_Send and
-/// MPI_Recv in the size bins the advice turns eager, before minus after. The check is on
+/// MPI_Recv in the size bins the advice turns eager, before minus after, the after run
+/// brought to the first run's level (the VM's level moved ×0.84–1.25 between the runs of a
+/// pair; left in, one pair read 0.126 ms against 0.060 predicted with its rerun at ×0.84,
+/// 0.059 ms once corrected, and CI's median drop read 2.4 × the prediction). The check is on
 /// the medians: the median drop within 0.5–2 × the median prediction.
 #[test]
 fn halo_advice_holds_in_the_median() {
@@ -296,7 +300,7 @@ fn halo_advice_holds_in_the_median() {
         "OMPI_MCA_btl_vader_eager_limit",
     )] {
         let (mut predicted, mut measured, mut seen) = (vec![], vec![], vec![]);
-        for k in 0..10 {
+        for k in 0..14 {
             if predicted.len() == 7 {
                 break;
             }
@@ -329,7 +333,12 @@ fn halo_advice_holds_in_the_median() {
                 .find(|c| Some(c.value) == s.value)
                 .unwrap()
                 .eager_up_to_bytes;
-            let m = pair_ns_in(&before, lo, hi) - pair_ns_in(&after, lo, hi);
+            // The rerun may find the VM at another level (its cost of the same call moves
+            // over seconds): the eager messages the advice leaves alone, 257 B up to the
+            // switch, give the ratio of the two runs' levels, and the rerun's priced time
+            // is brought to the first run's level before the difference is taken.
+            let level = pair_ns_in(&before, 257, lo - 1) / pair_ns_in(&after, 257, lo - 1);
+            let m = pair_ns_in(&before, lo, hi) - level * pair_ns_in(&after, lo, hi);
             let whole = send_recv_ns(&before) - send_recv_ns(&after);
             // As in `advice_holds`: every pair is scored, unless the advice warned
             // before the rerun that the job did not run as its calibration priced it.
@@ -341,9 +350,10 @@ fn halo_advice_holds_in_the_median() {
                 continue;
             }
             seen.push(format!(
-                "{knob} = {value}: predicted {:.3} ms, measured {:.3} ms ({lo}..={hi} B; whole job {:.3} ms)",
+                "{knob} = {value}: predicted {:.3} ms, measured {:.3} ms ({lo}..={hi} B; rerun's level x{:.3}; whole job {:.3} ms)",
                 p / 1e6,
                 m / 1e6,
+                1.0 / level,
                 whole / 1e6
             ));
             predicted.push(p);
