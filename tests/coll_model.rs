@@ -54,6 +54,26 @@ fn row<'a>(r: &'a Report, function: &str, m: u64) -> &'a CollectiveModel {
         .unwrap_or_else(|| panic!("no {function} row of {m} B: {:?}", r.collective_model))
 }
 
+/// The level of job `x` against job `d`: their MPI_Barrier rows' measured cost (each
+/// collective call of tests/c/coll_model.c follows a barrier), 1 where either lacks one.
+/// The cost of the same call moves by job on this VM: in one run of the MPICH check the
+/// third job of four rounds out of five ran its barriers at 1.25, 1.36, 0.88 and 1.50 ×
+/// the first job's, and its Allreduce of 8 B, the same algorithm in both, at 1.23, 1.52,
+/// 0.86 and 1.54 × (0.98, 1.11, 0.98, 1.03 once divided); taken as moves, 7 of 12 held.
+fn level(x: &Report, d: &Report) -> f64 {
+    let barrier = |r: &Report| {
+        r.collective_model
+            .iter()
+            .find(|c| c.function == "MPI_Barrier")
+            .and_then(|c| c.measured_ns)
+            .filter(|v| *v > 0.0)
+    };
+    match (barrier(x), barrier(d)) {
+        (Some(a), Some(b)) => a / b,
+        _ => 1.0,
+    }
+}
+
 /// Every row priced for every algorithm, the in-use prediction inside its interval, the
 /// best no dearer than the one in use; printed beside the measured cost.
 fn consistent(name: &str, r: &Report) {
@@ -380,6 +400,9 @@ fn open_mpi_forced_algorithms_move_as_predicted() {
 /// algorithm's predicted cost over the default one's (both priced by the forced job's
 /// calibration), each the median over the rounds, held within ±30 %. Returns how many
 /// held, and every row printed.
+///
+/// The forced job's measured cost is first brought to the default job's level by their
+/// MPI_Barrier rows, which no forced setting touches (see [`level`]).
 fn moves(jobs: &[Vec<Report>], colls: &[&str]) -> (usize, Vec<String>) {
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
@@ -400,7 +423,9 @@ fn moves(jobs: &[Vec<Report>], colls: &[&str]) -> (usize, Vec<String>) {
                         .unwrap_or_else(|| panic!("round {round}: {default_alg} not priced: {x:?}"))
                         .predicted_ns;
                     predicted.push(x.predicted_ns.unwrap() / of_default);
-                    measured.push(x.measured_ns.unwrap() / d.measured_ns.unwrap());
+                    measured.push(
+                        x.measured_ns.unwrap() / d.measured_ns.unwrap() / level(&jobs[k], &jobs[0]),
+                    );
                     names = Some((
                         default_alg.to_string(),
                         x.algorithm.clone().unwrap_or_default(),
