@@ -331,3 +331,22 @@ fn persistent_requests_and_datatypes_are_priced_in_every_call() {
     assert_eq!(cost(mpich, "brucks"), 1500.0);
     assert_eq!(cost(mpich, "scattered"), 1000.0);
 }
+
+/// A row measured well below its price says why only where a member entered early by a
+/// fair share of the price (the binomial 8-byte Bcast of MPICH on 2 ranks: 530–600 ns
+/// priced, 334–390 ns measured, the root 218–293 ns ahead).
+#[test]
+fn an_early_member_explains_a_cost_below_the_price() {
+    let row = |p: f64, m: f64| loggp_report::CollectiveModel {
+        predicted_ns: Some(p),
+        measured_ns: Some(m),
+        ..Default::default()
+    };
+    assert!(super::early_entry(&row(550.0, 340.0), 220.0).is_some());
+    // The members entered together: the price is simply high.
+    assert!(super::early_entry(&row(550.0, 340.0), 40.0).is_none());
+    // Within 30 % of the price: nothing to explain.
+    assert!(super::early_entry(&row(550.0, 450.0), 220.0).is_none());
+    // Above the price: an early entry does not explain that.
+    assert!(super::early_entry(&row(550.0, 900.0), 220.0).is_none());
+}
