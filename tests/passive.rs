@@ -195,8 +195,12 @@ fn passive_vs_active(r: &Report, mode: &str) -> (usize, usize, usize, Vec<String
         let good = (pv - a).abs() <= (0.2 * a).max(20.0);
         agree += good as usize;
         // The same call (the o_s study), timed seconds apart: within the range of this
-        // VM's levels (35–130 ns for the same small send) either way.
-        below += (pv <= a * 3.0 + 20.0 && pv >= a / 4.0) as usize;
+        // VM's levels (35–130 ns for the same small send) either way; below, an eighth:
+        // on the Intel Xeon VM of 2026-11-26 the calibration's sends of 8–215 B, back to
+        // back while its server does not poll, took 197–329 ns (o_s, and their own
+        // calls 184–304 ns), the job's own into a receiver that polls 46–70 ns, 4.6–7×
+        // (a quarter failed twice: 46–54 against 249–329 ns, 56–70 against 197–311 ns).
+        below += (pv <= a * 3.0 + 20.0 && pv >= a / 8.0) as usize;
         log.push(format!(
             "{mode} {}B passive {pv:.0} active {a:.0}{}",
             b.smallest_bytes,
@@ -212,7 +216,7 @@ fn passive_vs_active(r: &Report, mode: &str) -> (usize, usize, usize, Vec<String
 /// the application's own calls are stable (o_s 30 ns, o_r 30–40 ns) within a run but
 /// change level between phases too (40–106 ns for the same 8-byte send, seen in CI after
 /// the o_s study took the delay loop's timer reads out of the calibration's o_s, 47–55
-/// ns). So: passive within a quarter and three times (+20 ns) of the calibration, on 3 of
+/// ns). So: passive within an eighth and three times (+20 ns) of the calibration, on 3 of
 /// 4 common bins; the share within 20 % is printed. The PRTT difference also holds what a send
 /// costs beyond its own call, in a loop whose receiver spins on the same cache lines.
 /// Timing is compared on 2 ranks only: 4 busy-polling ranks on this 2-core machine share
