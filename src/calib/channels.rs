@@ -69,11 +69,15 @@ impl Mux {
     }
 
     /// What a raw channel says of how it carried the messages, where it says more at the
-    /// end than at connection (shm: the choices of single copies, pass by pass).
+    /// end than at connection (shm: the choices of single copies, pass by pass; UCT: of
+    /// its rendezvous way).
     pub fn note_of(&self, chan: usize) -> Option<String> {
         match self.chans.get(chan) {
             Some(Chan::Raw(i)) => match &self.raws[*i] {
                 RawChannel::Shm(t) => Some(format!("shm: {}", t.choice)),
+                RawChannel::Ucx(t) => {
+                    Some(format!("UCT {}/{}: {}", t.tl(), t.device(), t.describe()))
+                }
                 _ => None,
             },
             _ => None,

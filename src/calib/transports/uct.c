@@ -15,6 +15,13 @@
  * am_short where header + payload fit, else one am_bcopy, else am_zcopy fragments where
  * the interface has them, else am_bcopy fragments. AMs on one endpoint arrive in order.
  * The receiver's handler copies the payload into its buffer and queues completed sizes.
+ *
+ * The rendezvous way, where UCT's cma transport is here and the caller chose it for a
+ * size (lg_uct_set_rndv_from): the sender's active message carries only the size (RTS);
+ * the receiver reads the payload from the sender's buffer with one get_zcopy over cma
+ * (process_vm_readv) and answers with a FIN, after which the sender's call returns. It is
+ * what UCX's own rendezvous does between two processes of one host (one copy, where the
+ * fragments copy twice), so that the raw layer stays a floor under MPI's rendezvous.
  */
 #include <uct/api/uct.h>
 #include <ucs/async/async_fwd.h>
@@ -29,6 +36,8 @@
 
 #define LG_AM_ID 7
 #define LG_STOP UINT64_MAX
+#define LG_FIN (UINT64_MAX - 1)
+#define LG_RTS (1ull << 62)
 #define LG_RING 4096
 #define LG_STALL_NS 30000000000ull
 
@@ -91,6 +100,16 @@ typedef struct lg_uct {
     unsigned head, tail;
     int overflow, stopped;
     unsigned spins;
+    /* The rendezvous way: UCT cma on the same worker, its endpoint to the peer, the
+     * peer's send buffer; rndv_from: the first size sent so (0: none); fins: FINs come. */
+    uct_md_h get_md;
+    uct_iface_h get_iface;
+    uct_ep_h get_ep;
+    uct_iface_attr_t get_attr;
+    uint64_t peer_sbuf;
+    size_t rndv_from;
+    unsigned fins;
+    uct_completion_t get_comp;
 } lg_uct;
 
 static void say(char *why, size_t n, const char *fmt, ...) {
@@ -242,7 +261,13 @@ static ucs_status_t am_cb(void *arg, void *data, size_t length, unsigned flags) 
         return UCS_OK;
     memcpy(&total, data, 8);
     len = length - 8;
-    if (total != LG_STOP) {
+    if (total == LG_FIN) {
+        u->fins++;
+        return UCS_OK;
+    }
+    if (total != LG_STOP && (total & LG_RTS)) {
+        len = 0; /* the payload is read by the receive (get_zcopy) */
+    } else if (total != LG_STOP) {
         if (len && (flags & UCT_CB_PARAM_FLAG_DESC))
             held = 1;
         else if (len && u->rx_off + len <= u->cap)
@@ -287,6 +312,12 @@ void lg_uct_close(lg_uct *u) {
             uct_iface_release_desc(u->ring[u->tail % LG_RING].data - 8);
     if (u->ep)
         L.uct_ep_destroy(u->ep);
+    if (u->get_ep)
+        L.uct_ep_destroy(u->get_ep);
+    if (u->get_iface)
+        L.uct_iface_close(u->get_iface);
+    if (u->get_md)
+        L.uct_md_close(u->get_md);
     if (u->registered)
         L.uct_md_mem_dereg(u->md, u->memh);
     if (u->iface)
@@ -583,8 +614,73 @@ static size_t pack_cb(void *dest, void *arg) {
     return k->len + 8;
 }
 
+/* A header-only active message (RTS, FIN), retried while the interface has no room.
+ * 1: sent; 0: failed. */
+static int send_mark(lg_uct *u, uint64_t mark) {
+    uint64_t t0 = 0;
+    for (;;) {
+        ucs_status_t st = uct_ep_am_short(u->ep, LG_AM_ID, mark, u->sbuf, 0);
+        if (st == UCS_OK)
+            return 1;
+        if (st != UCS_ERR_NO_RESOURCE || poll_once(u, &t0))
+            return 0;
+    }
+}
+
+/* The rendezvous way's send: RTS, then the peer's FIN once it has read the buffer. */
+static int send_rndv(lg_uct *u, size_t size) {
+    uint64_t t0 = 0;
+    if (!send_mark(u, (uint64_t)size | LG_RTS))
+        return 0;
+    while (!u->fins) {
+        if (poll_once(u, &t0))
+            return 0;
+    }
+    u->fins--;
+    return 1;
+}
+
+/* The rendezvous way's receive of `size` bytes: get_zcopy from the peer's send buffer
+ * over cma, in pieces of the interface's largest, then the FIN. 1: done; 0: failed. */
+static int recv_rndv(lg_uct *u, size_t size) {
+    size_t off = 0, max = u->get_attr.cap.get.max_zcopy;
+    uint64_t t0 = 0;
+    if (!u->get_ep || size > u->cap || !max)
+        return 0;
+    while (off < size) {
+        uct_iov_t iov;
+        ucs_status_t st;
+        size_t len = size - off > max ? max : size - off;
+        memset(&iov, 0, sizeof iov);
+        iov.buffer = u->rbuf + off;
+        iov.length = len;
+        iov.count = 1;
+        u->get_comp.count = 1;
+        u->get_comp.status = UCS_OK;
+        /* cma needs no remote key: it reads the peer's address space by its pid */
+        st = uct_ep_get_zcopy(u->get_ep, &iov, 1, u->peer_sbuf + off, 0, &u->get_comp);
+        if (st == UCS_ERR_NO_RESOURCE) {
+            if (poll_once(u, &t0))
+                return 0;
+            continue;
+        }
+        if (st == UCS_INPROGRESS) {
+            while (u->get_comp.count > 0) {
+                if (poll_once(u, &t0))
+                    return 0;
+            }
+            st = u->get_comp.status;
+        }
+        if (st != UCS_OK)
+            return 0;
+        off += len;
+        t0 = 0;
+    }
+    return send_mark(u, LG_FIN);
+}
+
 /* Sends one message of `size` bytes with header `total`; returns when the buffer may be
- * reused (zcopy fragments completed). 1: sent; 0: failed. */
+ * reused (zcopy fragments completed, or the rendezvous' FIN in). 1: sent; 0: failed. */
 static int send_msg(lg_uct *u, uint64_t total, size_t size) {
     size_t off = 0, max_short = u->attr.cap.am.max_short - 8,
            max_bcopy = u->attr.cap.am.max_bcopy - 8;
@@ -592,6 +688,8 @@ static int send_msg(lg_uct *u, uint64_t total, size_t size) {
     uint64_t t0 = 0;
     if (!u->ep || size > u->cap)
         return 0;
+    if (u->rndv_from && u->get_ep && total == size && size >= u->rndv_from)
+        return send_rndv(u, size);
     for (;;) {
         size_t len = size - off;
         ucs_status_t st;
@@ -653,6 +751,8 @@ int lg_uct_recv(lg_uct *u, size_t size) {
         }
         k = u->tail++ % LG_RING;
         total = u->ring[k].total;
+        if (total != LG_STOP && (total & LG_RTS))
+            return recv_rndv(u, total & ~LG_RTS) && (total & ~LG_RTS) == size;
         if (u->ring[k].data) {
             if (off + u->ring[k].len <= u->cap)
                 memcpy(u->rbuf + off, u->ring[k].data, u->ring[k].len);
@@ -675,6 +775,116 @@ int lg_uct_stopped(const lg_uct *u) { return u->stopped; }
 void lg_uct_clear_stop(lg_uct *u) { u->stopped = 0; }
 const char *lg_uct_tl(const lg_uct *u) { return u->tl; }
 const char *lg_uct_dev(const lg_uct *u) { return u->dev; }
+
+/* Opens the rendezvous way beside `u`: UCT's cma transport on u's worker. 0, or -1 with
+ * the reason (no cma here, no get_zcopy, no way to connect). */
+int lg_uct_get_open(lg_uct *u, char *why, size_t n) {
+    lg_res r[64];
+    int k = list_resources(r, 64), i;
+    for (i = 0; i < k; i++) {
+        uct_md_config_t *mcfg;
+        uct_iface_config_t *icfg;
+        uct_iface_params_t p;
+        ucs_status_t st;
+        if (strcmp(r[i].tl, "cma"))
+            continue;
+        if (L.uct_md_config_read(r[i].comp, NULL, NULL, &mcfg) != UCS_OK)
+            break;
+        st = L.uct_md_open(r[i].comp, r[i].md, mcfg, &u->get_md);
+        L.uct_config_release(mcfg);
+        if (st != UCS_OK) {
+            u->get_md = NULL;
+            say(why, n, "cma: memory domain could not be opened (status %d)", (int)st);
+            return -1;
+        }
+        if (L.uct_md_iface_config_read(u->get_md, r[i].tl, NULL, NULL, &icfg) != UCS_OK) {
+            say(why, n, "cma: interface configuration");
+            return -1;
+        }
+        memset(&p, 0, sizeof p);
+        p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE | UCT_IFACE_PARAM_FIELD_DEVICE |
+                       UCT_IFACE_PARAM_FIELD_STATS_ROOT | UCT_IFACE_PARAM_FIELD_RX_HEADROOM |
+                       UCT_IFACE_PARAM_FIELD_CPU_MASK;
+        p.open_mode = UCT_IFACE_OPEN_MODE_DEVICE;
+        p.mode.device.tl_name = r[i].tl;
+        p.mode.device.dev_name = r[i].dev;
+        st = L.uct_iface_open(u->get_md, u->worker, &p, icfg, &u->get_iface);
+        L.uct_config_release(icfg);
+        if (st != UCS_OK) {
+            u->get_iface = NULL;
+            say(why, n, "cma: interface could not be opened (status %d)", (int)st);
+            return -1;
+        }
+        if (L.uct_iface_query(u->get_iface, &u->get_attr) != UCS_OK ||
+            !(u->get_attr.cap.flags & UCT_IFACE_FLAG_GET_ZCOPY) ||
+            !(u->get_attr.cap.flags & UCT_IFACE_FLAG_CONNECT_TO_IFACE)) {
+            say(why, n, "cma offers no get_zcopy to an interface");
+            return -1;
+        }
+        u->get_comp.func = comp_cb;
+        return 0;
+    }
+    say(why, n, "UCX offers no cma transport here");
+    return -1;
+}
+
+/* The rendezvous way's address for the peer: [dev_len u16][iface_len u16][0 u32] dev
+ * iface, then this side's send buffer (8 bytes). Bytes written, or -1. */
+long lg_uct_get_address(lg_uct *u, uint8_t *buf, size_t n) {
+    uint16_t dl = u->get_attr.device_addr_len, il = u->get_attr.iface_addr_len, z = 0;
+    uint64_t at = (uint64_t)(uintptr_t)u->sbuf;
+    size_t len = 8 + (size_t)dl + il + 8;
+    if (!u->get_iface || len > n)
+        return -1;
+    memcpy(buf, &dl, 2);
+    memcpy(buf + 2, &il, 2);
+    memcpy(buf + 4, &z, 2);
+    memcpy(buf + 6, &z, 2);
+    if (L.uct_iface_get_device_address(u->get_iface, (uct_device_addr_t *)(buf + 8)) != UCS_OK ||
+        L.uct_iface_get_address(u->get_iface, (uct_iface_addr_t *)(buf + 8 + dl)) != UCS_OK)
+        return -1;
+    memcpy(buf + 8 + dl + il, &at, 8);
+    return (long)len;
+}
+
+/* Connects the rendezvous way to the peer's (lg_uct_get_address). 0, or -1 with why. */
+int lg_uct_get_connect(lg_uct *u, const uint8_t *peer, size_t len, char *why, size_t n) {
+    uint16_t dl, il;
+    uct_ep_params_t ep;
+    ucs_status_t st;
+    if (!u->get_iface || len < 8) {
+        say(why, n, "short peer address");
+        return -1;
+    }
+    memcpy(&dl, peer, 2);
+    memcpy(&il, peer + 2, 2);
+    if (8 + (size_t)dl + il + 8 > len) {
+        say(why, n, "short peer address");
+        return -1;
+    }
+    if (!L.uct_iface_is_reachable(u->get_iface, (const uct_device_addr_t *)(peer + 8),
+                                  (const uct_iface_addr_t *)(peer + 8 + dl))) {
+        say(why, n, "cma does not reach the peer (another host or process namespace)");
+        return -1;
+    }
+    memset(&ep, 0, sizeof ep);
+    ep.field_mask =
+        UCT_EP_PARAM_FIELD_IFACE | UCT_EP_PARAM_FIELD_DEV_ADDR | UCT_EP_PARAM_FIELD_IFACE_ADDR;
+    ep.iface = u->get_iface;
+    ep.dev_addr = (const uct_device_addr_t *)(peer + 8);
+    ep.iface_addr = (const uct_iface_addr_t *)(peer + 8 + dl);
+    st = L.uct_ep_create(&ep, &u->get_ep);
+    if (st != UCS_OK) {
+        u->get_ep = NULL;
+        say(why, n, "cma: connecting to the peer failed (status %d)", (int)st);
+        return -1;
+    }
+    memcpy(&u->peer_sbuf, peer + 8 + dl + il, 8);
+    return 0;
+}
+
+/* Messages of `from` bytes and more go the rendezvous way (0: none). */
+void lg_uct_set_rndv_from(lg_uct *u, size_t from) { u->rndv_from = u->get_ep ? from : 0; }
 
 /* What the interface's limits chose per size, for the report. */
 void lg_uct_describe(const lg_uct *u, char *buf, size_t n) {

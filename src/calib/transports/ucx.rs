@@ -229,10 +229,18 @@ pub fn resources() -> Vec<String> {
     vec![]
 }
 
+#[cfg(have_uct)]
+mod rndv;
+
 /// One side of a connected UCT endpoint pair.
 pub struct UcxTransport {
     #[cfg(have_uct)]
     u: *mut ffi::LgUct,
+    /// The largest message (the buffers' size).
+    #[cfg(have_uct)]
+    max: usize,
+    #[cfg(have_uct)]
+    rndv: rndv::Rndv,
 }
 
 #[cfg(have_uct)]
@@ -256,7 +264,11 @@ impl UcxTransport {
         if u.is_null() {
             Err(text(&why))
         } else {
-            Ok(UcxTransport { u })
+            Ok(UcxTransport {
+                u,
+                max,
+                rndv: rndv::Rndv::none("not connected"),
+            })
         }
     }
     fn address(&mut self) -> Option<Vec<u8>> {
@@ -307,7 +319,7 @@ impl UcxTransport {
         let mut buf = [0u8; 256];
         // SAFETY: a live handle and a buffer with its length.
         unsafe { ffi::lg_uct_describe(self.u, buf.as_mut_ptr().cast(), buf.len()) };
-        text(&buf)
+        text(&buf) + &self.describe_rndv()
     }
 }
 
@@ -357,6 +369,9 @@ impl Transport for UcxTransport {
     fn stopped(&self) -> bool {
         // SAFETY: a live handle.
         unsafe { ffi::lg_uct_stopped(self.u) == 1 }
+    }
+    fn choose(&mut self, ctl: &mut dyn Control, client: bool) -> bool {
+        self.choose_rndv(ctl, client)
     }
 }
 
@@ -412,7 +427,11 @@ pub fn connect_server<C: Control>(
         }
         let r = t.connect(&peer);
         ctl.send_words(&[r.is_ok() as u64, 0, 0, 0]);
-        r.map(|_| t)
+        r?;
+        if !t.connect_rndv(ctl, true) {
+            return Err("control message failed".into());
+        }
+        Ok(t)
     }
     #[cfg(not(have_uct))]
     {
@@ -448,7 +467,13 @@ pub fn connect_client<C: Control>(
                     return Err("control message failed".into());
                 }
                 match ctl.recv_words() {
-                    Some(w) if w[0] == 1 => Ok(t),
+                    Some(w) if w[0] == 1 => {
+                        let mut t = t;
+                        if !t.connect_rndv(ctl, false) {
+                            return Err("control message failed".into());
+                        }
+                        Ok(t)
+                    }
                     _ => Err("the peer could not connect back".into()),
                 }
             }

@@ -210,7 +210,7 @@ pub(super) fn read_from(pid: i32, addr: u64, dst: &mut [u8]) -> bool {
 }
 
 /// "N of M times X, K of M times Y".
-pub(super) fn summary(choices: &[String]) -> String {
+pub(crate) fn summary(choices: &[String]) -> String {
     let mut kinds: Vec<(&String, usize)> = vec![];
     for c in choices {
         match kinds.iter_mut().find(|(k, _)| *k == c) {

@@ -265,7 +265,7 @@ pub fn connect_client<C: Control>(
 /// Starting at trial k's size left the sizes between the trials to the ring's two copies
 /// where they lost: in a CI run at f150d53 that made raw shm 1.11–1.22 × vader's single
 /// copy at 39–55 KB in 2 of 10 runs, single copies having won from 64 KiB and lost at 16.
-pub(super) fn crossover(sizes: &[usize], took: &[[u64; 2]], k: usize) -> usize {
+pub(crate) fn crossover(sizes: &[usize], took: &[[u64; 2]], k: usize) -> usize {
     if k == 0 {
         return sizes[0];
     }
@@ -293,7 +293,7 @@ pub(super) const SINGLE_COPY_TRIALS: [usize; 7] = [
     64 << 10,
     256 << 10,
 ];
-pub(super) const TRIALS: usize = 5;
+pub(crate) const TRIALS: usize = 5;
 
 /// Server side: map the client's segment, say so (with this process and its buffer),
 /// then agree on single copies.
