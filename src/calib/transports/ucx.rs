@@ -428,7 +428,7 @@ pub fn connect_server<C: Control>(
         let r = t.connect(&peer);
         ctl.send_words(&[r.is_ok() as u64, 0, 0, 0]);
         r?;
-        if !t.connect_rndv(ctl, true) {
+        if !t.connect_rndv(ctl, true, inter) {
             return Err("control message failed".into());
         }
         Ok(t)
@@ -469,7 +469,7 @@ pub fn connect_client<C: Control>(
                 match ctl.recv_words() {
                     Some(w) if w[0] == 1 => {
                         let mut t = t;
-                        if !t.connect_rndv(ctl, false) {
+                        if !t.connect_rndv(ctl, false, inter) {
                             return Err("control message failed".into());
                         }
                         Ok(t)
