@@ -158,6 +158,9 @@ mod ffi {
     pub struct LgUct {
         _opaque: [u8; 0],
     }
+    /// A glue function connecting a handle to the peer's address.
+    pub type ToPeer =
+        unsafe extern "C" fn(*mut LgUct, *const u8, usize, *mut c_char, usize) -> c_int;
     extern "C" {
         pub fn lg_uct_load(why: *mut c_char, n: usize) -> c_int;
         pub fn lg_uct_resources(buf: *mut c_char, n: usize) -> c_int;
@@ -281,10 +284,15 @@ impl UcxTransport {
         })
     }
     fn connect(&mut self, peer: &[u8]) -> Result<(), String> {
+        self.connect_with(ffi::lg_uct_connect, peer)
+    }
+    /// Calls a glue function that connects to the peer's address (0, or -1 with the
+    /// reason written).
+    fn connect_with(&mut self, f: ffi::ToPeer, peer: &[u8]) -> Result<(), String> {
         let mut why = [0u8; 256];
         // SAFETY: a live handle, the peer's address and a buffer for the reason.
         let rc = unsafe {
-            ffi::lg_uct_connect(
+            f(
                 self.u,
                 peer.as_ptr(),
                 peer.len(),
@@ -494,6 +502,18 @@ pub fn connect_client<C: Control>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::mpsc::{Receiver, Sender};
+
+    /// A control channel between two threads (also for `rndv`'s tests).
+    pub(super) struct Ch(pub(super) Sender<[u64; 4]>, pub(super) Receiver<[u64; 4]>);
+    impl Control for Ch {
+        fn send_words(&mut self, w: &[u64; 4]) -> bool {
+            self.0.send(*w).is_ok()
+        }
+        fn recv_words(&mut self) -> Option<[u64; 4]> {
+            self.1.recv_timeout(std::time::Duration::from_secs(20)).ok()
+        }
+    }
 
     #[test]
     fn auto_keeps_to_the_transports_ucx_tls_allows() {
@@ -528,19 +548,10 @@ mod tests {
     #[cfg(have_uct)]
     #[test]
     fn threads_exchange_messages_over_each_uct_transport() {
-        use std::sync::mpsc::{channel, Receiver, Sender};
+        use std::sync::mpsc::channel;
         if let Some(why) = unavailable() {
             eprintln!("SKIPPED: {why}");
             return;
-        }
-        struct Ch(Sender<[u64; 4]>, Receiver<[u64; 4]>);
-        impl Control for Ch {
-            fn send_words(&mut self, w: &[u64; 4]) -> bool {
-                self.0.send(*w).is_ok()
-            }
-            fn recv_words(&mut self) -> Option<[u64; 4]> {
-                self.1.recv_timeout(std::time::Duration::from_secs(20)).ok()
-            }
         }
         let sizes = [0usize, 1, 100, 2000, 9000, 70000, 1 << 20];
         let mut tls: Vec<String> = resources()

@@ -99,18 +99,6 @@ impl ShmTransport {
             .find(|&k| took[k..].iter().all(|x| x[1] < x[0]))
             .map(|k| crossover(&sizes, &took, k).max(SINGLE_COPY_FROM));
         self.single_copy_from = from.unwrap_or(usize::MAX);
-        let trials: Vec<String> = sizes
-            .iter()
-            .zip(&took)
-            .map(|(s, x)| {
-                format!(
-                    "{} KiB {:.1}/{:.1} µs",
-                    s >> 10,
-                    x[0] as f64 / 1e3,
-                    x[1] as f64 / 1e3
-                )
-            })
-            .collect();
         let how = match from {
             Some(f) => format!("{} KiB on by a single copy", f.div_ceil(1024)),
             None => "through the ring".into(),
@@ -121,7 +109,7 @@ impl ShmTransport {
             sizes.iter().map(|s| (s >> 10).to_string()).collect::<Vec<_>>().join(", "),
             summary(&self.choices),
             self.choices.len(),
-            trials.join(", ")
+            trials_text(&sizes, &took)
         );
         if !ctl.send_words(&[self.single_copy_from as u64, 0, 0, 0]) {
             return Err("control message failed".into());
@@ -257,6 +245,24 @@ pub fn connect_client<C: Control>(
                 .to_string();
     }
     Ok(t)
+}
+
+/// Two ways' median round trips per trial size, "4 KiB 5.1/4.3 µs, …" (the first way's
+/// over the second's): for the notes of the transports that choose between two ways.
+pub(crate) fn trials_text(sizes: &[usize], took: &[[u64; 2]]) -> String {
+    sizes
+        .iter()
+        .zip(took)
+        .map(|(s, x)| {
+            format!(
+                "{} KiB {:.1}/{:.1} µs",
+                s >> 10,
+                x[0] as f64 / 1e3,
+                x[1] as f64 / 1e3
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Where single copies start, given that they win at trial `k` and every larger one:

@@ -10,7 +10,7 @@
 use super::{ffi::LgUct, text, UcxTransport};
 use crate::calib::engine::{Control, Transport};
 use crate::calib::transports::shm::ring::summary;
-use crate::calib::transports::shm::transport::{crossover, TRIALS};
+use crate::calib::transports::shm::transport::{crossover, trials_text, TRIALS};
 
 /// The sizes at which the two ways are timed, 8 KiB (one buffered message of UCT posix,
 /// whose limit is 8248 B here, still carries it) to 256 KiB; at 8 KiB the rendezvous
@@ -77,22 +77,7 @@ impl UcxTransport {
     }
 
     fn get_connect(&mut self, peer: &[u8]) -> Result<(), String> {
-        let mut why = [0u8; 256];
-        // SAFETY: a live handle, the peer's address and a buffer for the reason.
-        let rc = unsafe {
-            ffi::lg_uct_get_connect(
-                self.u,
-                peer.as_ptr(),
-                peer.len(),
-                why.as_mut_ptr().cast(),
-                why.len(),
-            )
-        };
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(text(&why))
-        }
+        self.connect_with(ffi::lg_uct_get_connect, peer)
     }
 
     fn set_rndv_from(&mut self, from: usize) {
@@ -231,19 +216,7 @@ impl UcxTransport {
             f => format!("rendezvous from {f} B"),
         };
         self.rndv.choices.push(how);
-        self.rndv.last = sizes
-            .iter()
-            .zip(&took)
-            .map(|(s, x)| {
-                format!(
-                    "{} KiB {:.1}/{:.1} µs",
-                    s >> 10,
-                    x[0] as f64 / 1e3,
-                    x[1] as f64 / 1e3
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
+        self.rndv.last = trials_text(&sizes, &took);
         true
     }
 
@@ -266,19 +239,10 @@ impl UcxTransport {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::Ch;
     use super::super::{connect_client, connect_server, unavailable};
-    use crate::calib::engine::{Control, Transport};
-    use std::sync::mpsc::{channel, Receiver, Sender};
-
-    struct Ch(Sender<[u64; 4]>, Receiver<[u64; 4]>);
-    impl Control for Ch {
-        fn send_words(&mut self, w: &[u64; 4]) -> bool {
-            self.0.send(*w).is_ok()
-        }
-        fn recv_words(&mut self) -> Option<[u64; 4]> {
-            self.1.recv_timeout(std::time::Duration::from_secs(20)).ok()
-        }
-    }
+    use crate::calib::engine::Transport;
+    use std::sync::mpsc::channel;
 
     /// Two threads of one process over UCT posix: the rendezvous way connects (cma reads
     /// the peer's memory by its pid, here this process's own), messages of every size
