@@ -333,13 +333,50 @@ void lg_uct_close(lg_uct *u) {
     free(u);
 }
 
+/* Opens the memory domain and an interface of resource `r` on `worker`. 0, or -1 with
+ * the reason (what was opened is left in *md and *iface for the caller to close). */
+static int open_iface(const lg_res *r, uct_worker_h worker, uct_md_h *md, uct_iface_h *iface,
+                      char *why, size_t n) {
+    uct_md_config_t *mcfg;
+    uct_iface_config_t *icfg;
+    uct_iface_params_t p;
+    ucs_status_t st;
+    if (L.uct_md_config_read(r->comp, NULL, NULL, &mcfg) != UCS_OK) {
+        say(why, n, "%s: memory domain configuration", r->md);
+        return -1;
+    }
+    st = L.uct_md_open(r->comp, r->md, mcfg, md);
+    L.uct_config_release(mcfg);
+    if (st != UCS_OK) {
+        *md = NULL;
+        say(why, n, "%s: memory domain could not be opened (status %d)", r->md, (int)st);
+        return -1;
+    }
+    if (L.uct_md_iface_config_read(*md, r->tl, NULL, NULL, &icfg) != UCS_OK) {
+        say(why, n, "%s: interface configuration", r->tl);
+        return -1;
+    }
+    memset(&p, 0, sizeof p);
+    p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE | UCT_IFACE_PARAM_FIELD_DEVICE |
+                   UCT_IFACE_PARAM_FIELD_STATS_ROOT | UCT_IFACE_PARAM_FIELD_RX_HEADROOM |
+                   UCT_IFACE_PARAM_FIELD_CPU_MASK;
+    p.open_mode = UCT_IFACE_OPEN_MODE_DEVICE;
+    p.mode.device.tl_name = r->tl;
+    p.mode.device.dev_name = r->dev;
+    st = L.uct_iface_open(*md, worker, &p, icfg, iface);
+    L.uct_config_release(icfg);
+    if (st != UCS_OK) {
+        *iface = NULL;
+        say(why, n, "%s/%s: interface could not be opened (status %d)", r->tl, r->dev, (int)st);
+        return -1;
+    }
+    return 0;
+}
+
 /* Opens an interface on one resource; NULL with the reason where it cannot carry the
  * probes (no active messages, no way to connect). */
 static lg_uct *open_on(const lg_res *r, size_t cap, char *why, size_t n) {
     lg_uct *u = calloc(1, sizeof *u);
-    uct_md_config_t *mcfg;
-    uct_iface_config_t *icfg;
-    uct_iface_params_t p;
     uct_md_attr_t ma;
     ucs_status_t st;
     if (!u)
@@ -361,35 +398,8 @@ static lg_uct *open_on(const lg_res *r, size_t cap, char *why, size_t n) {
         say(why, n, "UCT worker: status %d", (int)st);
         goto fail;
     }
-    if (L.uct_md_config_read(r->comp, NULL, NULL, &mcfg) != UCS_OK) {
-        say(why, n, "%s: memory domain configuration", r->md);
+    if (open_iface(r, u->worker, &u->md, &u->iface, why, n))
         goto fail;
-    }
-    st = L.uct_md_open(r->comp, r->md, mcfg, &u->md);
-    L.uct_config_release(mcfg);
-    if (st != UCS_OK) {
-        u->md = NULL;
-        say(why, n, "%s: memory domain could not be opened (status %d)", r->md, (int)st);
-        goto fail;
-    }
-    if (L.uct_md_iface_config_read(u->md, r->tl, NULL, NULL, &icfg) != UCS_OK) {
-        say(why, n, "%s: interface configuration", r->tl);
-        goto fail;
-    }
-    memset(&p, 0, sizeof p);
-    p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE | UCT_IFACE_PARAM_FIELD_DEVICE |
-                   UCT_IFACE_PARAM_FIELD_STATS_ROOT | UCT_IFACE_PARAM_FIELD_RX_HEADROOM |
-                   UCT_IFACE_PARAM_FIELD_CPU_MASK;
-    p.open_mode = UCT_IFACE_OPEN_MODE_DEVICE;
-    p.mode.device.tl_name = r->tl;
-    p.mode.device.dev_name = r->dev;
-    st = L.uct_iface_open(u->md, u->worker, &p, icfg, &u->iface);
-    L.uct_config_release(icfg);
-    if (st != UCS_OK) {
-        u->iface = NULL;
-        say(why, n, "%s/%s: interface could not be opened (status %d)", r->tl, r->dev, (int)st);
-        goto fail;
-    }
     if (L.uct_iface_query(u->iface, &u->attr) != UCS_OK) {
         say(why, n, "%s/%s: interface query failed", r->tl, r->dev);
         goto fail;
@@ -542,6 +552,24 @@ long lg_uct_address(lg_uct *u, uint8_t *buf, size_t n) {
     return (long)len;
 }
 
+/* An endpoint of `iface` to the peer's interface in its address (the layout
+ * lg_uct_address writes; `dl`: its device address's length). *ep NULL where it failed. */
+static ucs_status_t ep_to_iface(uct_iface_h iface, const uint8_t *peer, uint16_t dl,
+                                uct_ep_h *ep) {
+    uct_ep_params_t p;
+    ucs_status_t st;
+    memset(&p, 0, sizeof p);
+    p.field_mask =
+        UCT_EP_PARAM_FIELD_IFACE | UCT_EP_PARAM_FIELD_DEV_ADDR | UCT_EP_PARAM_FIELD_IFACE_ADDR;
+    p.iface = iface;
+    p.dev_addr = (const uct_device_addr_t *)(peer + 8);
+    p.iface_addr = (const uct_iface_addr_t *)(peer + 8 + dl);
+    st = L.uct_ep_create(&p, ep);
+    if (st != UCS_OK)
+        *ep = NULL;
+    return st;
+}
+
 /* Connects this side's endpoint to the peer's address. 0, or -1 with the reason. */
 int lg_uct_connect(lg_uct *u, const uint8_t *peer, size_t len, char *why, size_t n) {
     uint16_t dl, il, el;
@@ -561,16 +589,7 @@ int lg_uct_connect(lg_uct *u, const uint8_t *peer, size_t len, char *why, size_t
         st = L.uct_ep_connect_to_ep(u->ep, (const uct_device_addr_t *)(peer + 8),
                                     (const uct_ep_addr_t *)(peer + 8 + dl));
     } else {
-        uct_ep_params_t ep;
-        memset(&ep, 0, sizeof ep);
-        ep.field_mask =
-            UCT_EP_PARAM_FIELD_IFACE | UCT_EP_PARAM_FIELD_DEV_ADDR | UCT_EP_PARAM_FIELD_IFACE_ADDR;
-        ep.iface = u->iface;
-        ep.dev_addr = (const uct_device_addr_t *)(peer + 8);
-        ep.iface_addr = (const uct_iface_addr_t *)(peer + 8 + dl);
-        st = L.uct_ep_create(&ep, &u->ep);
-        if (st != UCS_OK)
-            u->ep = NULL;
+        st = ep_to_iface(u->iface, peer, dl, &u->ep);
     }
     if (st != UCS_OK) {
         say(why, n, "%s/%s: connecting to the peer failed (status %d)", u->tl, u->dev, (int)st);
@@ -782,39 +801,10 @@ int lg_uct_get_open(lg_uct *u, char *why, size_t n) {
     lg_res r[64];
     int k = list_resources(r, 64), i;
     for (i = 0; i < k; i++) {
-        uct_md_config_t *mcfg;
-        uct_iface_config_t *icfg;
-        uct_iface_params_t p;
-        ucs_status_t st;
         if (strcmp(r[i].tl, "cma"))
             continue;
-        if (L.uct_md_config_read(r[i].comp, NULL, NULL, &mcfg) != UCS_OK)
-            break;
-        st = L.uct_md_open(r[i].comp, r[i].md, mcfg, &u->get_md);
-        L.uct_config_release(mcfg);
-        if (st != UCS_OK) {
-            u->get_md = NULL;
-            say(why, n, "cma: memory domain could not be opened (status %d)", (int)st);
+        if (open_iface(&r[i], u->worker, &u->get_md, &u->get_iface, why, n))
             return -1;
-        }
-        if (L.uct_md_iface_config_read(u->get_md, r[i].tl, NULL, NULL, &icfg) != UCS_OK) {
-            say(why, n, "cma: interface configuration");
-            return -1;
-        }
-        memset(&p, 0, sizeof p);
-        p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE | UCT_IFACE_PARAM_FIELD_DEVICE |
-                       UCT_IFACE_PARAM_FIELD_STATS_ROOT | UCT_IFACE_PARAM_FIELD_RX_HEADROOM |
-                       UCT_IFACE_PARAM_FIELD_CPU_MASK;
-        p.open_mode = UCT_IFACE_OPEN_MODE_DEVICE;
-        p.mode.device.tl_name = r[i].tl;
-        p.mode.device.dev_name = r[i].dev;
-        st = L.uct_iface_open(u->get_md, u->worker, &p, icfg, &u->get_iface);
-        L.uct_config_release(icfg);
-        if (st != UCS_OK) {
-            u->get_iface = NULL;
-            say(why, n, "cma: interface could not be opened (status %d)", (int)st);
-            return -1;
-        }
         if (L.uct_iface_query(u->get_iface, &u->get_attr) != UCS_OK ||
             !(u->get_attr.cap.flags & UCT_IFACE_FLAG_GET_ZCOPY) ||
             !(u->get_attr.cap.flags & UCT_IFACE_FLAG_CONNECT_TO_IFACE)) {
@@ -850,7 +840,6 @@ long lg_uct_get_address(lg_uct *u, uint8_t *buf, size_t n) {
 /* Connects the rendezvous way to the peer's (lg_uct_get_address). 0, or -1 with why. */
 int lg_uct_get_connect(lg_uct *u, const uint8_t *peer, size_t len, char *why, size_t n) {
     uint16_t dl, il;
-    uct_ep_params_t ep;
     ucs_status_t st;
     if (!u->get_iface || len < 8) {
         say(why, n, "short peer address");
@@ -867,15 +856,8 @@ int lg_uct_get_connect(lg_uct *u, const uint8_t *peer, size_t len, char *why, si
         say(why, n, "cma does not reach the peer (another host or process namespace)");
         return -1;
     }
-    memset(&ep, 0, sizeof ep);
-    ep.field_mask =
-        UCT_EP_PARAM_FIELD_IFACE | UCT_EP_PARAM_FIELD_DEV_ADDR | UCT_EP_PARAM_FIELD_IFACE_ADDR;
-    ep.iface = u->get_iface;
-    ep.dev_addr = (const uct_device_addr_t *)(peer + 8);
-    ep.iface_addr = (const uct_iface_addr_t *)(peer + 8 + dl);
-    st = L.uct_ep_create(&ep, &u->get_ep);
+    st = ep_to_iface(u->get_iface, peer, dl, &u->get_ep);
     if (st != UCS_OK) {
-        u->get_ep = NULL;
         say(why, n, "cma: connecting to the peer failed (status %d)", (int)st);
         return -1;
     }
