@@ -504,6 +504,38 @@ mod tests {
     use super::*;
     use std::sync::mpsc::{Receiver, Sender};
 
+    /// Whether a UCT test must skip: where libuct cannot be loaded it may only where
+    /// `libuct` is on the skip list (tests/skip-list.txt or LOGGP_TEST_SKIP, as for the
+    /// integration tests: tests/common/skip.rs), recorded in target/test-skips.log;
+    /// otherwise it fails.
+    pub(super) fn skip_without_uct() -> bool {
+        let Some(why) = unavailable() else {
+            return false;
+        };
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let list = std::fs::read_to_string(root.join("tests/skip-list.txt")).unwrap_or_default()
+            + ","
+            + &std::env::var("LOGGP_TEST_SKIP").unwrap_or_default();
+        let listed = list
+            .split([',', '\n'])
+            .any(|l| l.split('#').next().unwrap_or("").trim() == "libuct");
+        assert!(
+            listed,
+            "this test cannot run here: {why}. A test that cannot run fails; add `libuct` to tests/skip-list.txt (or LOGGP_TEST_SKIP) to skip it knowingly"
+        );
+        let test = std::thread::current().name().unwrap_or("?").to_string();
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(root.join("target/test-skips.log"))
+        {
+            use std::io::Write;
+            let _ = writeln!(f, "{test}: libuct: {why}");
+        }
+        eprintln!("SKIPPED (libuct, on the skip list): {why}");
+        true
+    }
+
     /// A control channel between two threads (also for `rndv`'s tests).
     pub(super) struct Ch(pub(super) Sender<[u64; 4]>, pub(super) Receiver<[u64; 4]>);
     impl Control for Ch {
@@ -549,8 +581,7 @@ mod tests {
     #[test]
     fn threads_exchange_messages_over_each_uct_transport() {
         use std::sync::mpsc::channel;
-        if let Some(why) = unavailable() {
-            eprintln!("SKIPPED: {why}");
+        if skip_without_uct() {
             return;
         }
         let sizes = [0usize, 1, 100, 2000, 9000, 70000, 1 << 20];

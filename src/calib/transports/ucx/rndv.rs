@@ -239,8 +239,8 @@ impl UcxTransport {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::Ch;
-    use super::super::{connect_client, connect_server, unavailable};
+    use super::super::tests::{skip_without_uct, Ch};
+    use super::super::{connect_client, connect_server};
     use crate::calib::engine::Transport;
     use std::sync::mpsc::channel;
 
@@ -250,8 +250,7 @@ mod tests {
     /// same on both sides.
     #[test]
     fn the_rendezvous_way_carries_every_size_and_both_sides_choose_alike() {
-        if let Some(why) = unavailable() {
-            eprintln!("SKIPPED: {why}");
+        if skip_without_uct() {
             return;
         }
         let sizes = [1usize, 100, 9000, 70000, 1 << 20];
