@@ -22,11 +22,40 @@ fn undisturbed(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Report {
     undisturbed_run(name, |n| quick(mpi, env, n))
 }
 
+/// Ten quick calibrations the tool does not mark disturbed. A run whose ranks were off
+/// their CPU while probing says so in its report (`calibration.disturbance`, tested under
+/// load in tests/calibration.rs), and its intervals and switches claim nothing for a
+/// calm run; a user reruns it, and so does this, after a pause (`undisturbed_run`): the
+/// selection is the tool's own mark, made before any comparison, never the fit. Every
+/// disturbed run is printed with the reason its report gives; more than `MAX_DISTURBED`
+/// in one batch fails (the machine was too busy to test what repeats). Fresh-clone CI at
+/// 0507936 took every run as it came, and each stack found its switches in only 6–8 of
+/// 10; a batch here the same day had 7, 9 and 8 of 10 runs (MPICH, pml ucx, vader) off
+/// their CPU for 12–77 % of their probes, five stopped by the budget before a switch.
 fn ten(mpi: Mpi, env: &[(&str, &str)], name: &str) -> Vec<Report> {
-    (0..10)
-        .map(|i| quick(mpi, env, &format!("{name}_{i}")))
-        .collect()
+    let mut runs = vec![];
+    let mut disturbed = 0;
+    while runs.len() < 10 {
+        let r = quick(mpi, env, &format!("{name}_{}", runs.len() + disturbed));
+        let Some(d) = r.calibration.disturbance.clone() else {
+            runs.push(r);
+            continue;
+        };
+        disturbed += 1;
+        println!("{name}: run {} disturbed ({d}), run again", runs.len());
+        assert!(
+            disturbed <= MAX_DISTURBED,
+            "{name}: {disturbed} runs disturbed before ten calm ones: the machine was too busy to test what repeats"
+        );
+        pause_after_disturbance(disturbed.min(DISTURBED_RERUNS as usize) as u32);
+    }
+    println!("{name}: ten calm runs, {disturbed} disturbed runs left out");
+    runs
 }
+
+/// Disturbed runs a batch may leave out before it fails: with pauses of 5–20 s, about
+/// three minutes of a busy machine.
+const MAX_DISTURBED: usize = 12;
 
 /// What the ten runs must show. The intervals claim to cover a repeat run made at the
 /// same level of the machine (the raw transport's smallest round trips within 30 %: on

@@ -19,6 +19,12 @@ pub struct Calibration {
     /// the probes' times include. Absent in reports of earlier versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off_cpu_share: Option<f64>,
+    /// The largest share, over the ranks' hosts, of the host's CPU time that the
+    /// hypervisor gave to other work while the ranks probed (steal in /proc/stat): where
+    /// it makes up the off-CPU share, the disturbance names the hypervisor, not other
+    /// processes. Absent where /proc/stat cannot be read, and in earlier reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_share: Option<f64>,
     pub mpi: Vec<CalibrationSet>,
     pub raw: Vec<RawSet>,
 }

@@ -45,6 +45,8 @@ pub struct Outcome {
     pub disturbance: Option<String>,
     /// Largest off-CPU share of a rank's probing time (see the report field).
     pub off_cpu_share: Option<f64>,
+    /// Largest share of the host's CPU time the hypervisor took while probing.
+    pub steal_share: Option<f64>,
 }
 
 /// One pair's calibration, on its client.

@@ -15,6 +15,7 @@ pub fn fragment(o: &Outcome, me: u32, ns_per_tick: f64) -> (Calibration, Vec<Thr
         pairs: o.pairs.clone(),
         disturbance: o.disturbance.clone(),
         off_cpu_share: o.off_cpu_share,
+        steal_share: o.steal_share,
         mpi,
         raw: raw_sets(o, me, ns_per_tick),
     };

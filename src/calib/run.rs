@@ -67,8 +67,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     // SAFETY: as above.
     unsafe { mpi::PMPI_Barrier(comm) };
     let collective_ns = crate::base::clock::monotonic_raw_ns().saturating_sub(t0);
-    let preempted0 = involuntary_switches();
-    let cpu0 = thread_cpu_ns();
+    let watch = super::disturbance::Watch::start();
     let me = world.rank as u32;
     let mut code: i32 = 0; // 0 done, 1 over budget, 2 failed
     let mut why = String::new();
@@ -114,30 +113,18 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
             channels::serve_pair(comm, peer, max_size, class == PeerClass::IntraNode);
         }
     }
-    // All ranks agree on the outcome (the worst of all pairs) and on how often the most
-    // disturbed rank was preempted while probing.
-    let preempted = involuntary_switches()
-        .saturating_sub(preempted0)
-        .min(c_int::MAX as i64) as c_int;
-    // Off-CPU share of this rank's probing, in per mille: wall time the thread did not run.
-    let wall = crate::base::clock::monotonic_raw_ns()
-        .saturating_sub(t0)
-        .max(1);
-    let off_cpu_permille = match (cpu0, thread_cpu_ns()) {
-        (Some(a), Some(b)) => {
-            let off = wall.saturating_sub(b.saturating_sub(a));
-            (off.saturating_mul(1000) / wall).min(1000) as c_int
-        }
-        _ => -1,
-    };
-    let mine: [c_int; 3] = [code, preempted, off_cpu_permille];
-    let mut agreed: [c_int; 3] = mine;
-    // SAFETY: three ints, MAX, on the private communicator.
+    // All ranks agree on the outcome (the worst of all pairs) and on what the most
+    // disturbed rank saw (see `disturbance`).
+    let wall = crate::base::clock::monotonic_raw_ns().saturating_sub(t0);
+    let [preempted, off_cpu, steal] = watch.seen(wall);
+    let mine: [c_int; 4] = [code, preempted, off_cpu, steal];
+    let mut agreed: [c_int; 4] = mine;
+    // SAFETY: four ints, MAX, on the private communicator.
     unsafe {
         mpi::PMPI_Allreduce(
             mine.as_ptr() as *const _,
             agreed.as_mut_ptr() as *mut _,
-            3,
+            4,
             mpi::dt_int(),
             mpi::op_max(),
             comm,
@@ -145,26 +132,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     };
     let worst = agreed[0];
     out.duration_ns = crate::base::clock::monotonic_raw_ns().saturating_sub(t0) as f64;
-    out.off_cpu_share = (agreed[2] >= 0).then(|| agreed[2] as f64 / 1000.0);
-    // Disturbed: the probing thread was off its CPU for more than a tenth of the probing
-    // time (where the thread CPU clock is missing: preempted more often than tolerated).
-    let tolerated =
-        (PREEMPTIONS_PER_S_TOLERATED * out.duration_ns / 1e9).max(PREEMPTIONS_FLOOR as f64);
-    let disturbed = match out.off_cpu_share {
-        Some(share) => share > OFF_CPU_SHARE_TOLERATED,
-        None => agreed[1] as f64 > tolerated,
-    };
-    if disturbed {
-        let share = out
-            .off_cpu_share
-            .map(|x| format!(" and off its CPU for {:.0} % of the time", x * 100.0))
-            .unwrap_or_default();
-        out.disturbance = Some(format!(
-            "a rank was preempted {} times (involuntary context switches){share} during {:.0} ms of probes: other processes competed for its core, so the probes' times include waits for the CPU; switches located by them are not exact and the intervals are wider",
-            agreed[1],
-            out.duration_ns / 1e6
-        ));
-    }
+    super::disturbance::judge([agreed[1], agreed[2], agreed[3]], out);
     // A budget reached is not a failure: the probes stop in band, within it, and what
     // they measured is reported ("stopped: …", issue 13 §7).
     out.status = match worst {
@@ -396,42 +364,4 @@ fn drive_pair(
         res.raw.push(r);
     }
     (res, code, why)
-}
-
-/// A larger off-CPU share of the probing time marks the calibration disturbed. Measured on
-/// this 2-core VM, 2 ranks, quick mode: undisturbed 0.002–0.015 (Open MPI vader, MPICH),
-/// 0.005 for two namespace hosts over TCP; with two CPU-bound processes beside the job
-/// 0.34–0.77; with both ranks bound to one core 0.50. (A count of involuntary switches
-/// misleads where ranks yield when idle: sched_yield to a runnable task counts as one.)
-const OFF_CPU_SHARE_TOLERATED: f64 = 0.10;
-
-/// Without a thread CPU clock: more preemptions per second of probing than this mark the
-/// calibration disturbed (and
-/// never fewer than `PREEMPTIONS_FLOOR`). Measured on this 2-core VM, 2 ranks, quick mode:
-/// undisturbed 9–36 per rank in 0.8 s (≤ 45/s: the launcher's own wake-ups); with two
-/// CPU-bound processes beside the job 433–653 in 2.4–3.4 s (≥ 180/s).
-const PREEMPTIONS_PER_S_TOLERATED: f64 = 100.0;
-const PREEMPTIONS_FLOOR: c_int = 50;
-
-/// CPU time of the calling thread so far (CLOCK_THREAD_CPUTIME_ID), in ns.
-fn thread_cpu_ns() -> Option<u64> {
-    // SAFETY: clock_gettime fills the struct we own.
-    unsafe {
-        let mut ts: libc::timespec = std::mem::zeroed();
-        (libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) == 0)
-            .then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
-    }
-}
-
-/// Involuntary context switches of the calling thread so far (getrusage, RUSAGE_THREAD).
-fn involuntary_switches() -> i64 {
-    // SAFETY: getrusage fills the struct we own.
-    unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        if libc::getrusage(libc::RUSAGE_THREAD, &mut ru) == 0 {
-            ru.ru_nivcsw
-        } else {
-            0
-        }
-    }
 }
