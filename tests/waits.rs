@@ -16,7 +16,11 @@ fn job(
     extra: &[(&str, &str)],
     name: &str,
 ) -> (Report, Vec<(String, f64)>) {
-    let d_ms = if case.contains("coll") { "1" } else { "2" };
+    let d_ms = if case.contains("coll") || case.starts_with("nbr") {
+        "1"
+    } else {
+        "2"
+    };
     let (report, o) = shim_job(mpi, np, "waits.c", &[case, d_ms], extra, name);
     let truth = stdout(&o)
         .lines()
@@ -684,6 +688,78 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
             println!("{name}: the program measured {all2:.0} ns per call, not 1 ms: the nominal check is left out");
         }
         arrival_wait_holds(&format!("{name}: 2 ranks"), row, &t2, 1, 0.02);
+    }
+}
+
+/// A neighbourhood collective (MPI 4.0 §8.6) waits only for the ranks it receives from:
+/// on a distributed graph of two pairs (0-1, 2-3) over 4 ranks, rank k computes k ms
+/// before each of 100 MPI_Neighbor_allgather (`nbr_skew`). Rank 0 receives from rank 1
+/// alone and waits 1 ms a call; the pairs keep their own pace, so counting every
+/// member's entry, as for MPI_Allreduce, would have rank 1, whose in-neighbour enters
+/// first, wait through each of its calls for rank 3, ever further behind (about 100 ms
+/// on average, a wait bounded by its call). Rank 3, whose one in-neighbour computes
+/// less, waits for nobody. (On a chain, 0-1-2-3, every rank keeps the slowest one's pace, and rank
+/// 0 waited 2.97 ms a call, by the program's clocks too: the two definitions agree
+/// there.) Before, the split left neighbourhood collectives in other_ns.
+#[test]
+fn neighbourhood_arrival_wait_is_the_in_neighbours_delay() {
+    for mpi in BOTH {
+        let name = format!("waits_nbr_{}", mpi.name());
+        let (r, t) = job(mpi, 4, "nbr_skew", &[], &name);
+        adds_up(&name, &r);
+        let row = |k: u32| {
+            r.waits
+                .collectives
+                .iter()
+                .find(|c| c.rank == k && c.function == "MPI_Neighbor_allgather" && c.comm_size == 4)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{name}: rank {k}'s MPI_Neighbor_allgather row: {:#?}",
+                        r.waits.collectives
+                    )
+                })
+        };
+        let first = row(0);
+        // As for MPI_Allreduce (`collective_arrival_wait_is_the_last_ranks_delay`): the
+        // nominal 1 ms on Open MPI where the program's clocks saw it; under MPICH,
+        // whose waiting ranks poll without yielding, 4 ranks on 2 cores scatter the
+        // delays, and the program's own mean is the truth.
+        if mpi == Mpi::OpenMpi && nominal_holds(&t, 1, 1e6) {
+            within(
+                &format!("{name}: arrival wait vs 1 ms"),
+                first.arrival_wait_ns,
+                1e6,
+                0.05,
+            );
+        }
+        let tol = if mpi == Mpi::Mpich { 0.1 } else { 0.02 };
+        arrival_wait_holds(&name, first, &t, 1, tol);
+        // Every kept call matched: rank 0 got rank 1's entries, and no other's.
+        let ts = rank(&r, 0);
+        assert_eq!(
+            ts.sampled_collectives, ts.matched_collectives,
+            "{name}: {ts:?}"
+        );
+        assert!(ts.collective_wait_ns > 0.0, "{name}: {ts:?}");
+        // Rank 1's one in-neighbour, rank 0, computes nothing and enters first: rank 1
+        // waits for nobody, and its calls are the exchange's cost. Counting every
+        // member's entry, it would wait for rank 3, far behind, through the whole of
+        // each call (a wait is bounded by its call), and cost nothing; so would rank 0,
+        // whose 1 ms a call then reads the same.
+        let second = row(1);
+        let call = second.arrival_wait_ns + second.cost_ns;
+        println!(
+            "{name}: rank 1 waits {:.0} ns of a call of {call:.0} ns",
+            second.arrival_wait_ns
+        );
+        assert!(second.arrival_wait_ns < 0.5 * call, "{name}: {second:?}");
+        if mpi == Mpi::OpenMpi {
+            let last = row(3);
+            assert!(
+                last.arrival_wait_ns < 0.1 * first.arrival_wait_ns,
+                "{name}: {last:?}"
+            );
+        }
     }
 }
 

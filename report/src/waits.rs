@@ -9,8 +9,11 @@
 //!   (MPI_Recv, or the MPI_Wait* completing an MPI_Irecv) until the matching send starts;
 //! - late receiver: a send that was still in progress when the matching receive was
 //!   posted waited from the entry of the call that waits for it until that post;
-//! - arrival wait of a collective: from this rank's entry to the last member's entry;
-//!   the rest of the call, from the last entry to this rank's exit, is its cost. A
+//! - arrival wait of a collective: from this rank's entry to the last member's entry
+//!   (of a neighbourhood collective, MPI_Neighbor_* and MPI_Ineighbor_*: to the last
+//!   entry among the ranks it receives from, its in-neighbours in the communicator's
+//!   topology); the rest of the call, from the last entry to this rank's exit, is its
+//!   cost. A
 //!   nonblocking collective (MPI_Iallreduce, …) waits in the call that completes it: its
 //!   arrival wait runs from that call's entry (or the first MPI_Test* that polled for it)
 //!   to the last member's start, and the rest of that call is its cost; the program's
@@ -244,7 +247,8 @@ pub struct TraceEvent {
     pub bytes: u64,
     /// The same number on a message's two ends (below 2^52).
     pub flow: Option<u64>,
-    /// Collectives: from this rank's entry to the last member's.
+    /// Collectives: from this rank's entry to the last member's (a neighbourhood
+    /// collective's: to the last in-neighbour's).
     pub arrival_wait_ns: Option<f64>,
 }
 

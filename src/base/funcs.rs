@@ -83,8 +83,9 @@ const fn starts_with(s: &str, prefix: &str) -> bool {
 }
 
 /// The neighbourhood collectives (MPI 4.0 §8.6) by id: each member waits only for its
-/// neighbours, so the waits' split does not sample them as collectives (built from the
-/// table's names at compile time: one load on the hot path).
+/// in-neighbours, so the waits' sample numbers them on their topology and keeps the
+/// rank's neighbours (`record::neighbours`) (built from the table's names at compile
+/// time: one load on the hot path).
 static NEIGHBORHOOD: [bool; MAX_FUNCS] = {
     let mut t = [false; MAX_FUNCS];
     let mut i = 0;

@@ -6,6 +6,7 @@
 pub mod hooks;
 pub mod matrix;
 pub mod memo;
+pub mod neighbours;
 pub mod peers;
 pub mod progress;
 pub mod requests;

@@ -20,6 +20,11 @@
  *                MPI_Start (MPI 4.0; exits 3 where mpi.h is older).
  * icoll_waitall: icoll_skew with two MPI_Iallreduce started one after the other and
  *                completed by one MPI_Waitall.
+ * nbr_skew:      a distributed graph of pairs (rank k's one neighbour, both ways, is
+ *                k^1: 0-1, 2-3); rank k computes k*D before each of 100
+ *                MPI_Neighbor_allgather (8 B). Rank 0 receives from rank 1 alone and
+ *                waits D a call; the pairs keep their own pace, rank 3's call i coming
+ *                about i*2D after rank 0's.
  * pingpong:      1000 round trips of 8 B between ranks 0 and 1.
  * exchange_waitall, exchange_sendrecv: 400 exchanges of 1 KiB between ranks 0 and 1,
  *                each an MPI_Irecv and an MPI_Isend completed by one MPI_Waitall, or one
@@ -219,6 +224,36 @@ int main(int argc, char **argv) {
       printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
       free(all);
     }
+  } else if (!strcmp(c, "nbr_skew")) {
+    /* Truth: the part of each call before the last of the rank's in-neighbours entered
+     * (rank 0: rank 1's entry), and the rest. */
+    MPI_Comm pairs;
+    int partner = rank ^ 1, degree = partner < size ? 1 : 0;
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, &partner, MPI_UNWEIGHTED, degree,
+                                   &partner, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &pairs);
+    double x = rank, y[1] = {0};
+    calls = 100;
+    for (int i = 0; i < calls; i++) {
+      if (rank > 0) compute(rank * d, size > 2);
+      in[i] = now_ns();
+      MPI_Neighbor_allgather(&x, 1, MPI_DOUBLE, y, 1, MPI_DOUBLE, pairs);
+      out[i] = now_ns();
+    }
+    double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
+    MPI_Gather(in, calls, MPI_DOUBLE, all, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      double wait = 0, cost = 0;
+      for (int i = 0; i < calls; i++) {
+        double last = size > 1 && all[calls + i] > in[i] ? all[calls + i] : in[i];
+        wait += last - in[i];
+        cost += out[i] - last;
+        printf("TRUTH arrival_wait_ns %.0f\n", last - in[i]);
+      }
+      printf("TRUTH arrival_wait_per_call_ns %.0f\n", wait / calls);
+      printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
+      free(all);
+    }
+    MPI_Comm_free(&pairs);
   } else if (!strcmp(c, "icoll_skew") || !strcmp(c, "icoll_poll") || !strcmp(c, "pcoll_skew") ||
              !strcmp(c, "icoll_waitall")) {
     /* Truth: the part of each MPI_Wait before the last rank's MPI_Iallreduce started. */

@@ -8,6 +8,7 @@ use super::common::{msg_bytes, sum, timed, typed_sum, Types};
 use crate::base::funcs;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype};
 use crate::base::runtime::protect;
+use crate::record::neighbours;
 use crate::record::peers::{classify, comm_id};
 use crate::record::requests::{self, Info, Sample};
 use crate::record::samples;
@@ -38,13 +39,31 @@ pub(crate) fn collective(
         let b = bytes();
         let n = comm_size(comm);
         record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
-        // The waits' sample (issue 25), but for neighbourhood collectives, which wait
-        // only for their neighbours: the split leaves them in other_ns.
-        if rc == mpi::success() && !funcs::is_neighborhood(func) {
-            samples::coll(func, named(comm), n, b, t0, t1);
+        // The waits' sample (issue 25).
+        if rc == mpi::success() {
+            if let Some(k) = number(func, comm) {
+                samples::keep_coll(k, func, n, b, [t0, t0, t1]);
+            }
         }
     });
     rc
+}
+
+/// Numbers a collective call among those of its function on its communicator (every
+/// member calls them in the same order, MPI 4.0 §6.12); (channel, k, stride) where it
+/// is kept. A neighbourhood collective is numbered on its topology's name, and this
+/// rank's neighbours in it are kept when its first call is (`record::neighbours`): its
+/// members wait only for their in-neighbours.
+#[inline(always)]
+pub(crate) fn number(func: u8, comm: MPI_Comm) -> Option<(u64, u64, u64)> {
+    let id = named(comm);
+    if !funcs::is_neighborhood(func) {
+        return samples::number_coll(func, id);
+    }
+    let name = neighbours::name(comm, id);
+    let kept = samples::number_coll(func, name)?;
+    neighbours::note(comm, name);
+    Some(kept)
 }
 
 /// The communicator's name as all its members compute it (translated on first use).
@@ -78,8 +97,8 @@ pub(crate) fn icollective(
         // The waits' sample (issue 25): numbered at its start, among the collectives of
         // its kind on the communicator (every member starts them in the same order, MPI
         // 4.0 §6.12), and kept when its request completes.
-        let sample = if rc == mpi::success() && !funcs::is_neighborhood(func) {
-            samples::number_coll(func, named(comm))
+        let sample = if rc == mpi::success() {
+            number(func, comm)
                 .map(|(ch, k, stride)| Sample::kept(ch, k, stride, Sample::coll_tag(func, n)))
         } else {
             None

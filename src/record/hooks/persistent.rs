@@ -96,8 +96,8 @@ fn started_sample(i: &Info) -> Sample {
 /// A persistent collective's start, numbered among the starts of its function on its
 /// communicator: every member starts the persistent collectives of a communicator in
 /// the same order (MPI 4.0 §6.13), so the k-th start is the same operation on every
-/// rank, as the k-th call of a blocking or nonblocking collective is. Neighbourhood
-/// collectives are left out, as their blocking and nonblocking forms are (`coll.rs`).
+/// rank, as the k-th call of a blocking or nonblocking collective is (a neighbourhood
+/// collective's on its topology, `coll::number`).
 #[inline(always)]
 fn started_collective(i: &Info) -> Sample {
     let tag = i.sample.tag;
@@ -106,11 +106,10 @@ fn started_collective(i: &Info) -> Sample {
         tag,
         ..Sample::default()
     };
-    if i.comm_bits == 0 || crate::base::funcs::is_neighborhood(func) {
+    if i.comm_bits == 0 {
         return unnumbered;
     }
-    let comm = super::coll::named(MPI_Comm::from_bits(i.comm_bits));
-    match samples::number_coll(func, comm) {
+    match super::coll::number(func, MPI_Comm::from_bits(i.comm_bits)) {
         Some((channel, k, stride)) => Sample::kept(channel, k, stride, tag),
         None => unnumbered,
     }

@@ -41,8 +41,8 @@ pub(super) const MESSAGE_CALLS: &[&str] = &[
     "MPI_Sendrecv_c",
     "MPI_Sendrecv_replace_c",
 ];
-/// The blocking collectives whose time the split divides (neighbourhood collectives wait
-/// only for their neighbours: not these).
+/// The blocking collectives whose time the split divides (a neighbourhood collective's
+/// arrival wait ends at its last in-neighbour's entry, `colls::neighbourhoods`).
 const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Barrier",
     "MPI_Bcast",
@@ -61,6 +61,11 @@ const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Reduce_scatter_block",
     "MPI_Scan",
     "MPI_Exscan",
+    "MPI_Neighbor_allgather",
+    "MPI_Neighbor_allgatherv",
+    "MPI_Neighbor_alltoall",
+    "MPI_Neighbor_alltoallv",
+    "MPI_Neighbor_alltoallw",
 ];
 
 pub(super) fn is_collective(name: &str) -> bool {
@@ -69,8 +74,7 @@ pub(super) fn is_collective(name: &str) -> bool {
 
 /// The nonblocking and persistent collectives whose completion the split divides
 /// (MPI_Iallreduce, …: the blocking ones' names with an I; MPI_Allreduce_init, …, each
-/// MPI_Start of one numbered as a call; neighbourhood ones wait only for their
-/// neighbours). Their time is that of the Wait and Test calls that completed one of them
+/// MPI_Start of one numbered as a call; neighbourhood ones too). Their time is that of the Wait and Test calls that completed one of them
 /// (the cells of mode `collective` of those calls): the start itself is in `other_ns`,
 /// as a nonblocking send's is.
 pub(super) fn is_nonblocking_collective(name: &str) -> bool {
@@ -99,4 +103,9 @@ const NONBLOCKING_COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Ireduce_scatter_block",
     "MPI_Iscan",
     "MPI_Iexscan",
+    "MPI_Ineighbor_allgather",
+    "MPI_Ineighbor_allgatherv",
+    "MPI_Ineighbor_alltoall",
+    "MPI_Ineighbor_alltoallv",
+    "MPI_Ineighbor_alltoallw",
 ];

@@ -348,117 +348,20 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
         let stride = cut(c[0], c[1], c[4] & 0xffff_ffff);
         c[4] = (c[4] >> 32) << 32 | stride;
     }
-    collectives(comm, rank, n, &coll, my_u, (origin, ns0), &mut m);
+    // The timeline holds only message ends so far: collectives count from here.
+    let scale = (origin, ns0, m.trace.len());
+    let (neighbourhood, coll): (Vec<Coll>, Vec<Coll>) = coll
+        .into_iter()
+        .partition(|c| crate::base::funcs::is_neighborhood((c[5] >> 56) as u8));
+    colls::collectives(comm, rank, n, &coll, my_u, scale, &mut m);
+    colls::neighbourhoods(comm, rank, n, &neighbourhood, my_u, scale, &mut m);
     m
 }
 
-/// Each collective sample to its home rank, which returns the last member's entry and
-/// the largest clock uncertainty among the members (0, 0 where not every member's call
-/// was found, or one was found twice).
-fn collectives(
-    comm: MPI_Comm,
-    rank: i32,
-    n: usize,
-    coll: &[Coll],
-    my_u: u64,
-    (origin, ns0): (u64, f64),
-    m: &mut Measured,
-) {
-    let at = |t: f64| (t - origin as f64) * ns0;
-    // The timeline holds only message ends so far: collectives count from here.
-    let traced_messages = m.trace.len();
-    let home = |c: &Coll| (c[0] ^ c[1].wrapping_mul(0x9E37_79B9_7F4A_7C15)) as usize % n;
-    let mut parts = vec![Vec::new(); n];
-    for c in coll {
-        parts[home(c)].extend_from_slice(&[
-            c[0],
-            c[1],
-            c[2],
-            (c[4] >> 32) << 32 | my_u.min(u32::MAX as u64),
-        ]);
-    }
-    let got = alltoallv(comm, rank, &parts, 1);
-    // (members seen, expected, last entry, largest uncertainty)
-    let mut calls: HashMap<(u64, u64), (u64, u64, u64, u64)> = HashMap::new();
-    for words in &got {
-        for c in words.chunks_exact(4) {
-            let e = calls.entry((c[0], c[1])).or_insert((0, c[3] >> 32, 0, 0));
-            e.0 += 1;
-            e.2 = e.2.max(c[2]);
-            e.3 = e.3.max(c[3] & 0xffff_ffff);
-        }
-    }
-    let replies: Vec<Vec<u64>> = got
-        .iter()
-        .map(|words| {
-            words
-                .chunks_exact(4)
-                .flat_map(|c| match calls.get(&(c[0], c[1])) {
-                    Some(&(seen, expected, last, u)) if seen == expected => [last, u],
-                    _ => [0, 0],
-                })
-                .collect()
-        })
-        .collect();
-    let back = alltoallv(comm, rank, &replies, 2);
-    let mut next = vec![0usize; n];
-    for c in coll {
-        let h = home(c);
-        let i = next[h];
-        next[h] += 2;
-        m.sampled_collectives += 1;
-        let (Some(&last), Some(&u)) = (back[h].get(i), back[h].get(i + 1)) else {
-            continue;
-        };
-        if last == 0 {
-            continue;
-        }
-        // A nonblocking collective's wait is in the call that completed it: the arrival
-        // wait is the part of that call before the last member started the collective.
-        let (wait, exit) = (c[6] as f64, c[3] as f64);
-        let (stride, comm_size) = ((c[4] & 0xffff_ffff) as f64, (c[4] >> 32) as u32);
-        let func = (c[5] >> 56) as u8;
-        let name = crate::base::funcs::name(func);
-        let nonblocking = is_nonblocking_collective(name);
-        if !nonblocking && !is_collective(name) {
-            continue;
-        }
-        let u = (u + my_u) as f64;
-        let sp = Split {
-            w: stride,
-            dur: exit - wait,
-            ls: bounded(last as f64, wait, exit, u),
-            nonblocking,
-            ..Default::default()
-        };
-        m.coll.push(sp);
-        let bytes = c[5] & ((1 << 56) - 1);
-        if m.trace.len() - traced_messages < TRACE_COLLECTIVES {
-            m.trace.push((
-                2,
-                func,
-                at(wait),
-                at(exit),
-                0,
-                bytes,
-                0,
-                sp.ls[0] * ns0,
-                at(wait),
-            ));
-        }
-        let row = m
-            .coll_rows
-            .entry((func, comm_size, size_bin(bytes)))
-            .or_default();
-        row.0.push(sp);
-        row.1 += bytes as f64;
-    }
-}
-
 mod calls;
+mod colls;
 mod split;
 mod strata;
 mod timeline;
-use calls::{is_collective, is_nonblocking_collective};
 pub(crate) use split::{collective_completions_ns, finish};
-use timeline::{flow_id, timeline_scale, TRACE_COLLECTIVES, TRACE_MESSAGES};
+use timeline::{flow_id, timeline_scale, TRACE_MESSAGES};

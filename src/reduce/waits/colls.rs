@@ -1,0 +1,175 @@
+//! The collectives' arrival waits (see the parent module): who entered last, found by
+//! exchanging each kept call's entry between the ranks that take part in it.
+use super::calls::{is_collective, is_nonblocking_collective};
+use super::timeline::TRACE_COLLECTIVES;
+use super::{alltoallv, bounded, Measured, Split};
+use crate::base::mpi::MPI_Comm;
+use crate::record::neighbours::InOut;
+use crate::record::samples::Coll;
+use loggp_report::bins::size_bin;
+use std::collections::HashMap;
+
+/// Where the timeline's clock starts (ticks), its ns per tick (`timeline_scale`), and the
+/// message ends it holds (the collectives are counted from there).
+pub(super) type Scale = (u64, f64, usize);
+
+/// Each collective sample to its home rank, which returns the last member's entry and
+/// the largest clock uncertainty among the members (0, 0 where not every member's call
+/// was found, or one was found twice).
+pub(super) fn collectives(
+    comm: MPI_Comm,
+    rank: i32,
+    n: usize,
+    coll: &[Coll],
+    my_u: u64,
+    scale: Scale,
+    m: &mut Measured,
+) {
+    let home = |c: &Coll| (c[0] ^ c[1].wrapping_mul(0x9E37_79B9_7F4A_7C15)) as usize % n;
+    let mut parts = vec![Vec::new(); n];
+    for c in coll {
+        parts[home(c)].extend_from_slice(&[
+            c[0],
+            c[1],
+            c[2],
+            (c[4] >> 32) << 32 | my_u.min(u32::MAX as u64),
+        ]);
+    }
+    let got = alltoallv(comm, rank, &parts, 1);
+    // (members seen, expected, last entry, largest uncertainty)
+    let mut calls: HashMap<(u64, u64), (u64, u64, u64, u64)> = HashMap::new();
+    for words in &got {
+        for c in words.chunks_exact(4) {
+            let e = calls.entry((c[0], c[1])).or_insert((0, c[3] >> 32, 0, 0));
+            e.0 += 1;
+            e.2 = e.2.max(c[2]);
+            e.3 = e.3.max(c[3] & 0xffff_ffff);
+        }
+    }
+    let replies: Vec<Vec<u64>> = got
+        .iter()
+        .map(|words| {
+            words
+                .chunks_exact(4)
+                .flat_map(|c| match calls.get(&(c[0], c[1])) {
+                    Some(&(seen, expected, last, u)) if seen == expected => [last, u],
+                    _ => [0, 0],
+                })
+                .collect()
+        })
+        .collect();
+    let back = alltoallv(comm, rank, &replies, 2);
+    let mut next = vec![0usize; n];
+    for c in coll {
+        let h = home(c);
+        let i = next[h];
+        next[h] += 2;
+        m.sampled_collectives += 1;
+        let (Some(&last), Some(&u)) = (back[h].get(i), back[h].get(i + 1)) else {
+            continue;
+        };
+        if last != 0 {
+            take(m, c, last, u + my_u, scale);
+        }
+    }
+}
+
+/// The neighbourhood collectives' samples (MPI 4.0 §8.6): a member waits only for its
+/// in-neighbours, so each kept call's entry goes to this rank's out-neighbours (in the
+/// topology's lists that `record::neighbours` kept), and a call's last arrival is the
+/// latest entry of its in-neighbours, where every one of them was found (a rank without
+/// in-neighbours waits for nobody). Every rank calls this, with or without samples.
+pub(super) fn neighbourhoods(
+    comm: MPI_Comm,
+    rank: i32,
+    n: usize,
+    coll: &[Coll],
+    my_u: u64,
+    scale: Scale,
+    m: &mut Measured,
+) {
+    let func = |c: &Coll| (c[5] >> 56) as u8;
+    let mut lists: HashMap<(u64, u8), Option<InOut>> = HashMap::new();
+    for c in coll {
+        lists
+            .entry((c[0], func(c)))
+            .or_insert_with(|| crate::record::neighbours::of_channel(c[0], func(c)));
+    }
+    let mut parts = vec![Vec::new(); n];
+    for c in coll {
+        if let Some(Some((_, destinations))) = lists.get(&(c[0], func(c))) {
+            for &d in destinations {
+                if let Some(p) = parts.get_mut(d as usize) {
+                    p.extend_from_slice(&[c[0], c[1], c[2], my_u]);
+                }
+            }
+        }
+    }
+    let got = alltoallv(comm, rank, &parts, 3);
+    // (in-neighbours seen, latest entry, largest uncertainty) per call.
+    let mut seen: HashMap<(u64, u64), (usize, u64, u64)> = HashMap::new();
+    for words in &got {
+        for c in words.chunks_exact(4) {
+            let e = seen.entry((c[0], c[1])).or_default();
+            e.0 += 1;
+            e.1 = e.1.max(c[2]);
+            e.2 = e.2.max(c[3]);
+        }
+    }
+    for c in coll {
+        m.sampled_collectives += 1;
+        let Some(Some((sources, _))) = lists.get(&(c[0], func(c))) else {
+            continue;
+        };
+        let (count, last, u) = seen.get(&(c[0], c[1])).copied().unwrap_or_default();
+        if count != sources.len() {
+            continue;
+        }
+        // Without in-neighbours the call waits for nobody: its own wait's start.
+        let last = if sources.is_empty() { c[6] } else { last };
+        take(m, c, last, u + my_u, scale);
+    }
+}
+
+/// One matched collective call: its arrival wait ends at `last` (± `u` ticks).
+fn take(m: &mut Measured, c: &Coll, last: u64, u: u64, (origin, ns0, traced): Scale) {
+    let at = |t: f64| (t - origin as f64) * ns0;
+    // A nonblocking collective's wait is in the call that completed it: the arrival
+    // wait is the part of that call before the last member started the collective.
+    let (wait, exit) = (c[6] as f64, c[3] as f64);
+    let (stride, comm_size) = ((c[4] & 0xffff_ffff) as f64, (c[4] >> 32) as u32);
+    let func = (c[5] >> 56) as u8;
+    let name = crate::base::funcs::name(func);
+    let nonblocking = is_nonblocking_collective(name);
+    if !nonblocking && !is_collective(name) {
+        return;
+    }
+    let sp = Split {
+        w: stride,
+        dur: exit - wait,
+        ls: bounded(last as f64, wait, exit, u as f64),
+        nonblocking,
+        ..Default::default()
+    };
+    m.coll.push(sp);
+    let bytes = c[5] & ((1 << 56) - 1);
+    if m.trace.len() - traced < TRACE_COLLECTIVES {
+        m.trace.push((
+            2,
+            func,
+            at(wait),
+            at(exit),
+            0,
+            bytes,
+            0,
+            sp.ls[0] * ns0,
+            at(wait),
+        ));
+    }
+    let row = m
+        .coll_rows
+        .entry((func, comm_size, size_bin(bytes)))
+        .or_default();
+    row.0.push(sp);
+    row.1 += bytes as f64;
+}
