@@ -198,14 +198,25 @@ int main(int argc, char **argv) {
       }
     }
     free(other);
-  } else if (!strcmp(c, "coll_skew") || !strcmp(c, "coll_even")) {
-    double x = rank, y;
-    int skew = !strcmp(c, "coll_skew");
+  } else if (!strcmp(c, "coll_skew") || !strcmp(c, "coll_even") || !strcmp(c, "nbr_skew")) {
+    /* Truth: the part of each call before the last member entered (nbr_skew: the last of
+     * the rank's in-neighbours; rank 0's is rank 1), and the rest. */
+    double x = rank, y = 0;
+    int skew = strcmp(c, "coll_even") != 0, nbr = !strcmp(c, "nbr_skew");
+    MPI_Comm pairs = MPI_COMM_NULL;
+    if (nbr) {
+      int partner = rank ^ 1, degree = partner < size ? 1 : 0;
+      MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, &partner, MPI_UNWEIGHTED, degree,
+                                     &partner, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &pairs);
+    }
     calls = 100;
     for (int i = 0; i < calls; i++) {
       if (skew && rank > 0) compute(rank * d, size > 2);
       in[i] = now_ns();
-      MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      if (nbr)
+        MPI_Neighbor_allgather(&x, 1, MPI_DOUBLE, &y, 1, MPI_DOUBLE, pairs);
+      else
+        MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       out[i] = now_ns();
     }
     double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
@@ -213,8 +224,8 @@ int main(int argc, char **argv) {
     if (rank == 0) {
       double wait = 0, cost = 0;
       for (int i = 0; i < calls; i++) {
-        double last = 0;
-        for (int r = 0; r < size; r++)
+        double last = in[i];
+        for (int r = 1; r < (nbr ? 2 : size) && r < size; r++)
           if (all[r * calls + i] > last) last = all[r * calls + i];
         wait += last - in[i];
         cost += out[i] - last;
@@ -224,36 +235,7 @@ int main(int argc, char **argv) {
       printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
       free(all);
     }
-  } else if (!strcmp(c, "nbr_skew")) {
-    /* Truth: the part of each call before the last of the rank's in-neighbours entered
-     * (rank 0: rank 1's entry), and the rest. */
-    MPI_Comm pairs;
-    int partner = rank ^ 1, degree = partner < size ? 1 : 0;
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, &partner, MPI_UNWEIGHTED, degree,
-                                   &partner, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &pairs);
-    double x = rank, y[1] = {0};
-    calls = 100;
-    for (int i = 0; i < calls; i++) {
-      if (rank > 0) compute(rank * d, size > 2);
-      in[i] = now_ns();
-      MPI_Neighbor_allgather(&x, 1, MPI_DOUBLE, y, 1, MPI_DOUBLE, pairs);
-      out[i] = now_ns();
-    }
-    double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
-    MPI_Gather(in, calls, MPI_DOUBLE, all, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-      double wait = 0, cost = 0;
-      for (int i = 0; i < calls; i++) {
-        double last = size > 1 && all[calls + i] > in[i] ? all[calls + i] : in[i];
-        wait += last - in[i];
-        cost += out[i] - last;
-        printf("TRUTH arrival_wait_ns %.0f\n", last - in[i]);
-      }
-      printf("TRUTH arrival_wait_per_call_ns %.0f\n", wait / calls);
-      printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
-      free(all);
-    }
-    MPI_Comm_free(&pairs);
+    if (nbr) MPI_Comm_free(&pairs);
   } else if (!strcmp(c, "icoll_skew") || !strcmp(c, "icoll_poll") || !strcmp(c, "pcoll_skew") ||
              !strcmp(c, "icoll_waitall")) {
     /* Truth: the part of each MPI_Wait before the last rank's MPI_Iallreduce started. */

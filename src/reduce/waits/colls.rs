@@ -13,18 +13,21 @@ use std::collections::HashMap;
 /// message ends it holds (the collectives are counted from there).
 pub(super) type Scale = (u64, f64, usize);
 
+/// The exchange both matchings run in: the private communicator, this rank, the ranks,
+/// this rank's clock uncertainty (ticks) and the timeline's scale.
+pub(super) struct Ctx {
+    pub comm: MPI_Comm,
+    pub rank: i32,
+    pub n: usize,
+    pub my_u: u64,
+    pub scale: Scale,
+}
+
 /// Each collective sample to its home rank, which returns the last member's entry and
 /// the largest clock uncertainty among the members (0, 0 where not every member's call
 /// was found, or one was found twice).
-pub(super) fn collectives(
-    comm: MPI_Comm,
-    rank: i32,
-    n: usize,
-    coll: &[Coll],
-    my_u: u64,
-    scale: Scale,
-    m: &mut Measured,
-) {
+pub(super) fn collectives(x: &Ctx, coll: &[Coll], m: &mut Measured) {
+    let (comm, rank, n, my_u, scale) = (x.comm, x.rank, x.n, x.my_u, x.scale);
     let home = |c: &Coll| (c[0] ^ c[1].wrapping_mul(0x9E37_79B9_7F4A_7C15)) as usize % n;
     let mut parts = vec![Vec::new(); n];
     for c in coll {
@@ -79,15 +82,8 @@ pub(super) fn collectives(
 /// topology's lists that `record::neighbours` kept), and a call's last arrival is the
 /// latest entry of its in-neighbours, where every one of them was found (a rank without
 /// in-neighbours waits for nobody). Every rank calls this, with or without samples.
-pub(super) fn neighbourhoods(
-    comm: MPI_Comm,
-    rank: i32,
-    n: usize,
-    coll: &[Coll],
-    my_u: u64,
-    scale: Scale,
-    m: &mut Measured,
-) {
+pub(super) fn neighbourhoods(x: &Ctx, coll: &[Coll], m: &mut Measured) {
+    let (comm, rank, n, my_u, scale) = (x.comm, x.rank, x.n, x.my_u, x.scale);
     let func = |c: &Coll| (c[5] >> 56) as u8;
     let mut lists: HashMap<(u64, u8), Option<InOut>> = HashMap::new();
     for c in coll {

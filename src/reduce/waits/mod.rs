@@ -353,8 +353,15 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
     let (neighbourhood, coll): (Vec<Coll>, Vec<Coll>) = coll
         .into_iter()
         .partition(|c| crate::base::funcs::is_neighborhood((c[5] >> 56) as u8));
-    colls::collectives(comm, rank, n, &coll, my_u, scale, &mut m);
-    colls::neighbourhoods(comm, rank, n, &neighbourhood, my_u, scale, &mut m);
+    let x = colls::Ctx {
+        comm,
+        rank,
+        n,
+        my_u,
+        scale,
+    };
+    colls::collectives(&x, &coll, &mut m);
+    colls::neighbourhoods(&x, &neighbourhood, &mut m);
     m
 }
 
