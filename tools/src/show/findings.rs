@@ -125,10 +125,17 @@ fn collective_finding(r: &Report, t: &TimeSplit) -> Option<Finding> {
             fmt_ns(Some(top.arrival_wait_ns)),
             top.calls_matched
         ),
-        action: format!(
-            "the members arrive at {} at different times: balance the work before it (`loggp show` lists each rank's arrival wait)",
-            top.function
-        ),
+        action: if top.function.contains("eighbor_") {
+            format!(
+                "the ranks this one receives from in {} (its in-neighbours) arrive after it: balance the work before it among neighbours (`loggp show` lists each rank's arrival wait)",
+                top.function
+            )
+        } else {
+            format!(
+                "the members arrive at {} at different times: balance the work before it (`loggp show` lists each rank's arrival wait)",
+                top.function
+            )
+        },
     })
 }
 

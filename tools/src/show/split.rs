@@ -234,7 +234,7 @@ pub fn collectives_table(r: &Report) -> Option<Table> {
             fmt_ns_ci(Some(c.cost_ns), c.cost_ns_ci),
         ]);
     }
-    t.note = Some("arrival wait: from this rank's entry to the last member's; cost: from the last entry to this rank's exit".into());
+    t.note = Some("arrival wait: from this rank's entry to the last member's (of a neighbourhood collective: the last in-neighbour's); cost: from the last entry to this rank's exit".into());
     Some(t)
 }
 
