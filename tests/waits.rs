@@ -744,16 +744,19 @@ fn neighbourhood_arrival_wait_is_the_in_neighbours_delay() {
         // Rank 1's one in-neighbour, rank 0, computes nothing and enters first: rank 1
         // waits for nobody, and its calls are the exchange's cost. Counting every
         // member's entry, it would wait for rank 3, far behind, through the whole of
-        // each call (a wait is bounded by its call), and cost nothing; so would rank 0,
-        // whose 1 ms a call then reads the same.
+        // each call (a wait is bounded by its call), and cost nothing (Open MPI, so
+        // broken once: 4.0 µs of a 4.0 µs call); so would rank 0, whose 1 ms a call
+        // then reads the same. On Open MPI; under MPICH, whose waiting ranks 2 and 3
+        // poll without yielding, rank 0 is often off its core when rank 1 enters, and
+        // rank 1 waited for it 0–37 µs of 5.3–41 µs calls in six runs: printed.
         let second = row(1);
         let call = second.arrival_wait_ns + second.cost_ns;
         println!(
             "{name}: rank 1 waits {:.0} ns of a call of {call:.0} ns",
             second.arrival_wait_ns
         );
-        assert!(second.arrival_wait_ns < 0.5 * call, "{name}: {second:?}");
         if mpi == Mpi::OpenMpi {
+            assert!(second.arrival_wait_ns < 0.5 * call, "{name}: {second:?}");
             let last = row(3);
             assert!(
                 last.arrival_wait_ns < 0.1 * first.arrival_wait_ns,
