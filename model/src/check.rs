@@ -260,24 +260,29 @@ mod tests {
             prtt_1_0_ns: Some(y),
             ..Default::default()
         };
+        let raw = sizes.iter().enumerate().map(|(k, &s)| {
+            let f = bumps.iter().find(|b| b.0 == k).map_or(0.8, |b| b.1);
+            point(s, f * mpi(s))
+        });
+        named_above(
+            sizes.iter().map(|&s| point(s, mpi(s))).collect(),
+            raw.collect(),
+        )
+    }
+
+    /// The sizes `floor_violations` names for a raw shm set beside MPI's blocking send.
+    fn named_above(mpi: Vec<loggp_report::Point>, raw: Vec<loggp_report::Point>) -> Vec<u64> {
         let mut r = Report::default();
         r.calibration.mpi.push(CalibrationSet {
             peer_class: loggp_report::PeerClass::IntraNode,
             mode: loggp_report::Mode::Send,
-            points: sizes.iter().map(|&s| point(s, mpi(s))).collect(),
+            points: mpi,
             ..Default::default()
         });
         r.calibration.raw.push(loggp_report::RawSet {
             transport: "shm".into(),
             peer_class: loggp_report::PeerClass::IntraNode,
-            points: sizes
-                .iter()
-                .enumerate()
-                .map(|(k, &s)| {
-                    let f = bumps.iter().find(|b| b.0 == k).map_or(0.8, |b| b.1);
-                    point(s, f * mpi(s))
-                })
-                .collect(),
+            points: raw,
             ..Default::default()
         });
         floor_violations(&r).iter().map(|v| v.1).collect()
@@ -338,30 +343,14 @@ mod tests {
                 prtt_1_0_reps_ns: reps.to_vec(),
                 ..Default::default()
             };
-            let mut r = Report::default();
-            r.calibration.mpi.push(CalibrationSet {
-                peer_class: loggp_report::PeerClass::IntraNode,
-                mode: loggp_report::Mode::Send,
-                points: sizes.iter().map(|&s| point(s, &mpi_reps)).collect(),
-                ..Default::default()
+            let raw = sizes.iter().enumerate().map(|(k, &s)| {
+                let f = if k == 4 { at_4 } else { [0.8; 3] };
+                point(s, &f.map(|x| x * 22000.0))
             });
-            r.calibration.raw.push(loggp_report::RawSet {
-                transport: "shm".into(),
-                peer_class: loggp_report::PeerClass::IntraNode,
-                points: sizes
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &s)| {
-                        let f = if k == 4 { at_4 } else { [0.8; 3] };
-                        point(s, &f.map(|x| x * 22000.0))
-                    })
-                    .collect(),
-                ..Default::default()
-            });
-            floor_violations(&r)
-                .iter()
-                .map(|v| v.1)
-                .collect::<Vec<u64>>()
+            named_above(
+                sizes.iter().map(|&s| point(s, &mpi_reps)).collect(),
+                raw.collect(),
+            )
         };
         assert!(report([3.66, 0.88, 1.70]).is_empty());
         assert_eq!(report([1.6, 1.7, 1.8]), vec![7000]);
