@@ -334,14 +334,6 @@ pub fn number_coll(func: u8, comm_id: u64) -> Option<(u64, u64, u64)> {
     Some((channel, k, kept(channel, k)?))
 }
 
-/// Keeps a blocking collective call if its number is kept.
-#[inline(always)]
-pub fn coll(func: u8, comm_id: u64, comm_size: u32, bytes: u64, t0: u64, t1: u64) {
-    if let Some(n) = number_coll(func, comm_id) {
-        keep_coll(n, func, comm_size, bytes, [t0, t0, t1]);
-    }
-}
-
 /// Keeps a numbered collective call: `times` = entry, wait, exit (see [`Coll`]).
 #[inline(always)]
 pub fn keep_coll(
