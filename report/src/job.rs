@@ -26,7 +26,15 @@ pub struct Job {
     pub mpi_flavor: String,
     pub thread_level: String,
     pub started_at: String,
+    /// Rank 0's wall time from its entry into MPI_Init to this report.
     pub wall_time_ns: f64,
+    /// What of `wall_time_ns` was loggp's own work on rank 0, not the application's: its
+    /// set-up and calibration after the MPI's Init returned, and its reduction at
+    /// MPI_Finalize before this report (None in reports that predate it). The
+    /// application's wall time is the difference; MPI_Init's and MPI_Finalize's own time
+    /// stays the application's (and in `ranks[].time_in_mpi_ns`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loggp_time_ns: Option<f64>,
     pub clock: Clock,
     pub settings: BTreeMap<String, String>,
     /// Set in a per-rank partial report: the only rank it holds.

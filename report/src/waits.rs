@@ -44,8 +44,9 @@ pub struct TimeSplit {
     pub collective_calls_ns: f64,
     pub collective_wait_ns: f64,
     pub collective_cost_ns: f64,
-    /// Every other MPI call: MPI_Init and MPI_Finalize (with loggp's calibration), the
-    /// starts of nonblocking and persistent calls (MPI_Imrecv too), and the rest.
+    /// Every other MPI call: MPI_Init (the MPI's own time; loggp's calibration is in
+    /// `job.loggp_time_ns`, not here), the starts of nonblocking and persistent calls
+    /// (MPI_Imrecv too), and the rest.
     pub other_ns: f64,
     /// 95 % intervals `[lo, hi]`: sampling (ratio estimator, finite-population
     /// corrected) and the clocks' uncertainty together.

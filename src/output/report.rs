@@ -5,6 +5,34 @@
 use crate::base::{clock, mpi, settings};
 use loggp_report::{Clock, Job, Report, Tool, SCHEMA};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// loggp's own work inside the job's wall time (`Job::loggp_time_ns`): after MPI_Init
+/// returned (ns), and the start of MPI_Finalize's reduction (CLOCK_MONOTONIC_RAW, 0: not
+/// begun).
+static INIT_WORK_NS: AtomicU64 = AtomicU64::new(0);
+static FINISH_FROM_NS: AtomicU64 = AtomicU64::new(0);
+
+/// loggp's set-up and calibration after the MPI's Init took `ns`.
+pub fn init_work_took(ns: u64) {
+    INIT_WORK_NS.store(ns, Relaxed);
+}
+
+/// MPI_Finalize's reduction began at `mono_ns`.
+pub fn finish_work_from(mono_ns: u64) {
+    FINISH_FROM_NS.store(mono_ns, Relaxed);
+}
+
+/// loggp's own time so far, at `now_ns`.
+fn loggp_time_ns(now_ns: u64) -> f64 {
+    let from = FINISH_FROM_NS.load(Relaxed);
+    let finishing = if from == 0 {
+        0
+    } else {
+        now_ns.saturating_sub(from)
+    };
+    (INIT_WORK_NS.load(Relaxed) + finishing) as f64
+}
 
 /// What the report says about the job, learned at MPI_Init (`lifecycle::identity`).
 #[derive(Clone, Debug, Default)]
@@ -110,6 +138,7 @@ pub fn assemble(
     };
     let passive = loggp_model::cells::passive(&fragment.cells);
     let counted = clock::source() != clock::Source::ClockGettime;
+    let now_ns = clock::monotonic_raw_ns();
     Report {
         schema: SCHEMA.into(),
         tool: Tool {
@@ -127,7 +156,8 @@ pub fn assemble(
             mpi_flavor: mpi::FLAVOR.into(),
             thread_level: facts.thread_level.clone(),
             started_at: facts.started_at.clone(),
-            wall_time_ns: clock::monotonic_raw_ns().saturating_sub(facts.start_mono_ns) as f64,
+            wall_time_ns: now_ns.saturating_sub(facts.start_mono_ns) as f64,
+            loggp_time_ns: Some(loggp_time_ns(now_ns)),
             clock: Clock {
                 source: clock::source().name().into(),
                 tsc_hz: counted.then(|| 1e9 / ns_per_tick),

@@ -72,7 +72,14 @@ pub fn merge(mut files: Vec<Report>) -> Result<Report, String> {
     out.job.interim = files.iter().any(|r| r.job.interim);
     out.job.partial_rank = None;
     out.job.end = ends.join("; ");
-    out.job.wall_time_ns = files.iter().map(|r| r.job.wall_time_ns).fold(0.0, f64::max);
+    // The longest-running rank's wall time, and loggp's own time in it.
+    if let Some(longest) = files
+        .iter()
+        .max_by(|a, b| a.job.wall_time_ns.total_cmp(&b.job.wall_time_ns))
+    {
+        out.job.wall_time_ns = longest.job.wall_time_ns;
+        out.job.loggp_time_ns = longest.job.loggp_time_ns;
+    }
     out.job.hosts = {
         let mut h: Vec<String> = files.iter().flat_map(|r| r.job.hosts.clone()).collect();
         h.sort();

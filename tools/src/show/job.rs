@@ -37,11 +37,19 @@ pub fn family_of(r: &Report) -> impl Fn(&str) -> usize + '_ {
 }
 
 /// Time in MPI per rank; above 32 ranks the spread and the 8 ranks with the most.
+/// Rank 0's wall time less loggp's own work in it (`Job::loggp_time_ns`), where known.
+pub fn app_wall_ns(j: &loggp_report::Job) -> Option<f64> {
+    j.loggp_time_ns
+        .filter(|&t| t > 0.0 && t < j.wall_time_ns)
+        .map(|t| j.wall_time_ns - t)
+}
+
 pub fn rank_table(r: &Report) -> Option<Table> {
     if r.ranks.is_empty() {
         return None;
     }
-    let wall = r.job.wall_time_ns;
+    // The application's wall time: loggp's own work (calibration, reduction) taken out.
+    let wall = app_wall_ns(&r.job).unwrap_or(r.job.wall_time_ns);
     let pct = |t: f64| {
         if wall > 0.0 {
             format!("{:.1} %", 100.0 * t / wall)
@@ -64,7 +72,11 @@ pub fn rank_table(r: &Report) -> Option<Table> {
             "rank",
             "host",
             "time in MPI",
-            "of wall time",
+            if app_wall_ns(&r.job).is_some() {
+                "of app. wall time"
+            } else {
+                "of wall time"
+            },
             FAMILIES[0],
             FAMILIES[1],
             FAMILIES[2],

@@ -42,8 +42,15 @@ pub fn header(r: &Report) -> Vec<String> {
             j.end
         ),
         format!(
-            "wall time {}, clock {}{}, calibration: {}{}",
+            "wall time {}{}, clock {}{}, calibration: {}{}",
             fmt_ns(Some(j.wall_time_ns)),
+            job::app_wall_ns(j)
+                .map(|a| format!(
+                    " (the application's {}, loggp's own {})",
+                    fmt_ns(Some(a)),
+                    fmt_ns(Some(j.wall_time_ns - a))
+                ))
+                .unwrap_or_default(),
             j.clock.source,
             j.clock
                 .tsc_hz
@@ -175,6 +182,7 @@ pub fn json_view(r: &Report) -> serde_json::Value {
             "hosts": r.job.hosts,
             "mpi_flavor": r.job.mpi_flavor,
             "wall_time_ns": r.job.wall_time_ns,
+            "loggp_time_ns": r.job.loggp_time_ns,
         },
         "calibration": {"status": r.calibration.status, "mpi": mpi, "raw": raw},
         "passive": passive,
