@@ -1,7 +1,8 @@
 /* Issue 24 §1: the neighbourhood collectives (MPI 4.0 §8.6), blocking and nonblocking,
  * on a periodic 1-D Cartesian topology (2 neighbours each way) and on a distributed
  * graph whose ranks have different in- and out-degrees (edges 0->1, 0->2, 1->2, 2->3,
- * 3->0). Each call ITER times with 3 MPI_INT per block. Every rank prints, for each
+ * 3->0), then on a 2 x 2 periodic Cartesian topology made after the ring is freed (its
+ * handle given out again, with other degrees). Each call ITER times with 3 MPI_INT per block. Every rank prints, for each
  * function, "EXPECT <rank> <function> <count> <bytes>" from its own degrees: this rank's
  * send data (one block for allgather(v), one per out-neighbour otherwise) plus its
  * receive data (one block per in-neighbour). Run on 4 ranks. */
@@ -98,16 +99,25 @@ int main(int argc, char **argv) {
         printf("EXPECT %d MPI_Start %ld %ld\n", rank, starts, start_bytes);
     }
 #endif
+    /* A freed topology's handle given to another of other degrees (both MPIs here hand
+     * the freed handle out again): a periodic 2 x 2 Cartesian topology, 4 neighbours
+     * each way (each rank twice), in place of the ring's 2. */
+    MPI_Comm cart2;
+    int dims2[2] = {2, 2}, periods2[2] = {1, 1};
+    MPI_Comm_free(&cart);
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims2, periods2, 0, &cart2);
+    long c[2];
+    sum += run(cart2, 4, 4, c);
     const char *names[5] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
     for (int f = 0; f < 5; f++) {
-        long per = (f < 2 ? a[0] + b[0] : a[1] + b[1]) * ITER;
-        printf("EXPECT %d MPI_Neighbor_%s %d %ld\n", rank, names[f], 2 * ITER, per);
-        printf("EXPECT %d MPI_Ineighbor_%s %d %ld\n", rank, names[f], 2 * ITER, per);
+        long per = (f < 2 ? a[0] + b[0] + c[0] : a[1] + b[1] + c[1]) * ITER;
+        printf("EXPECT %d MPI_Neighbor_%s %d %ld\n", rank, names[f], 3 * ITER, per);
+        printf("EXPECT %d MPI_Ineighbor_%s %d %ld\n", rank, names[f], 3 * ITER, per);
     }
     long total = 0;
     MPI_Reduce(&sum, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) printf("checksum %ld\n", total);
-    MPI_Comm_free(&cart);
+    MPI_Comm_free(&cart2);
     MPI_Comm_free(&graph);
     MPI_Finalize();
     return 0;

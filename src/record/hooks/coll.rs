@@ -60,7 +60,7 @@ pub(crate) fn number(func: u8, comm: MPI_Comm) -> Option<(u64, u64, u64)> {
     if !funcs::is_neighborhood(func) {
         return samples::number_coll(func, id);
     }
-    let name = neighbours::name(comm, id);
+    let name = neighbours::topology(comm, || id).name;
     let kept = samples::number_coll(func, name)?;
     neighbours::note(comm, name);
     Some(kept)

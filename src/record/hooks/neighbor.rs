@@ -4,33 +4,17 @@
 //! bytes follow its in- and out-degree (a Cartesian topology of d dimensions: 2d each,
 //! a graph: the rank's neighbours, a distributed graph: its sources and destinations).
 //! MPI_Neighbor_allgather(v) sends one block, to every out-neighbour.
+use super::coll::named;
 use super::common::{msg_bytes, sum, typed_sum, Types};
-use crate::base::mpi::{self, MPI_Comm, MPI_Datatype};
+use crate::base::mpi::{MPI_Comm, MPI_Datatype};
+use crate::record::neighbours;
 use std::os::raw::c_int;
 
 /// (in-degree, out-degree) of this rank in `comm`'s topology; (0, 0) without one.
+#[inline]
 fn degrees(comm: MPI_Comm) -> (i64, i64) {
-    let mut kind: c_int = mpi::undefined();
-    // SAFETY: queries of a valid communicator writing ints.
-    unsafe {
-        mpi::PMPI_Topo_test(comm, &mut kind);
-        if kind == mpi::topo_cart() {
-            let mut d: c_int = 0;
-            mpi::PMPI_Cartdim_get(comm, &mut d);
-            (2 * d as i64, 2 * d as i64)
-        } else if kind == mpi::topo_graph() {
-            let (mut rank, mut n): (c_int, c_int) = (0, 0);
-            mpi::PMPI_Comm_rank(comm, &mut rank);
-            mpi::PMPI_Graph_neighbors_count(comm, rank, &mut n);
-            (n as i64, n as i64)
-        } else if kind == mpi::topo_dist_graph() {
-            let (mut i, mut o, mut w): (c_int, c_int, c_int) = (0, 0, 0);
-            mpi::PMPI_Dist_graph_neighbors_count(comm, &mut i, &mut o, &mut w);
-            (i as i64, o as i64)
-        } else {
-            (0, 0)
-        }
-    }
+    let t = neighbours::topology(comm, || named(comm));
+    (t.in_degree, t.out_degree)
 }
 
 pub(crate) fn allgather(
