@@ -20,6 +20,9 @@
  *                MPI_Start (MPI 4.0; exits 3 where mpi.h is older).
  * icoll_waitall: icoll_skew with two MPI_Iallreduce started one after the other and
  *                completed by one MPI_Waitall.
+ * icoll_mixed:   icoll_skew on 2 ranks with an MPI_Irecv and an MPI_Isend of 4 B to the
+ *                other rank started after the MPI_Iallreduce, and the three completed by
+ *                one MPI_Waitall (a call that waits for a collective and a message).
  * nbr_skew:      a distributed graph of pairs (rank k's one neighbour, both ways, is
  *                k^1: 0-1, 2-3); rank k computes k*D before each of 100
  *                MPI_Neighbor_allgather (8 B). Rank 0 receives from rank 1 alone and
@@ -240,10 +243,12 @@ int main(int argc, char **argv) {
     }
     if (nbr) MPI_Comm_free(&pairs);
   } else if (!strcmp(c, "icoll_skew") || !strcmp(c, "icoll_poll") || !strcmp(c, "pcoll_skew") ||
-             !strcmp(c, "icoll_waitall")) {
+             !strcmp(c, "icoll_waitall") || !strcmp(c, "icoll_mixed")) {
     /* Truth: the part of each MPI_Wait before the last rank's MPI_Iallreduce started. */
     double x = rank, y, y2, *w = calloc(100, sizeof(double));
     int persistent = !strcmp(c, "pcoll_skew"), pair = !strcmp(c, "icoll_waitall");
+    int mixed = !strcmp(c, "icoll_mixed");
+    int msg_in = 0, msg_out = rank;
     MPI_Request pr = MPI_REQUEST_NULL;
     if (persistent) {
 #if MPI_VERSION >= 4
@@ -255,7 +260,7 @@ int main(int argc, char **argv) {
     }
     calls = 100;
     for (int i = 0; i < calls; i++) {
-      MPI_Request r, rr[2];
+      MPI_Request r, rr[3];
       if (rank > 0) compute(rank * d, size > 2);
       in[i] = now_ns();
       if (persistent) {
@@ -268,6 +273,11 @@ int main(int argc, char **argv) {
         rr[0] = r;
         MPI_Iallreduce(&x, &y2, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rr[1]);
       }
+      if (mixed) {
+        rr[0] = r;
+        MPI_Irecv(&msg_in, 1, MPI_INT, 1 - rank, 9, MPI_COMM_WORLD, &rr[1]);
+        MPI_Isend(&msg_out, 1, MPI_INT, 1 - rank, 9, MPI_COMM_WORLD, &rr[2]);
+      }
       if (rank == 0) compute(d / 2, 0);
       w[i] = now_ns();
       if (rank == 0 && !strcmp(c, "icoll_poll")) {
@@ -275,6 +285,8 @@ int main(int argc, char **argv) {
         while (!done) MPI_Test(&r, &done, MPI_STATUS_IGNORE);
       } else if (pair) {
         MPI_Waitall(2, rr, MPI_STATUSES_IGNORE);
+      } else if (mixed) {
+        MPI_Waitall(3, rr, MPI_STATUSES_IGNORE);
       } else {
         MPI_Wait(&r, MPI_STATUS_IGNORE);
       }
