@@ -32,6 +32,8 @@
  * exchange_waitall, exchange_sendrecv: 400 exchanges of 1 KiB between ranks 0 and 1,
  *                each an MPI_Irecv and an MPI_Isend completed by one MPI_Waitall, or one
  *                MPI_Sendrecv (one call for two messages).
+ * exchange_waitall_late, exchange_sendrecv_late: 100 of the same, rank 1 computing D
+ *                before each (rank 0's call waits for both its message ends).
  * Every case: rank 0's time from MPI_Init's return to its MPI_Finalize call (TRUTH
  * between_init_and_finalize_ns), the application's wall time but for MPI_Init's own.
  * "Computes" is a busy loop on CLOCK_MONOTONIC; the collective cases on more than 2
@@ -312,10 +314,15 @@ int main(int argc, char **argv) {
       free(all);
     }
     free(w);
-  } else if (!strcmp(c, "exchange_waitall") || !strcmp(c, "exchange_sendrecv")) {
-    int peer = 1 - rank, waitall = !strcmp(c, "exchange_waitall");
+  } else if (!strncmp(c, "exchange_waitall", 16) || !strncmp(c, "exchange_sendrecv", 17)) {
+    /* With _late: rank 1 computes D before each of 100 exchanges; truth: the part of
+     * each of rank 0's calls before rank 1's entry into its own. */
+    int peer = 1 - rank, waitall = !strncmp(c, "exchange_waitall", 16);
+    int late = strstr(c, "_late") != NULL, n = late ? 100 : 400;
     char *in_buf = calloc(1, 1024);
-    for (int i = 0; i < 400 && rank < 2; i++) {
+    for (int i = 0; i < n && rank < 2; i++) {
+      if (late && rank == 1) compute(d, 0);
+      in[i] = now_ns();
       if (waitall) {
         MPI_Request rq[2];
         MPI_Irecv(in_buf, 1024, MPI_BYTE, peer, 3, MPI_COMM_WORLD, &rq[0]);
@@ -325,6 +332,18 @@ int main(int argc, char **argv) {
         MPI_Sendrecv(buf, 1024, MPI_BYTE, peer, 3, in_buf, 1024, MPI_BYTE, peer, 3,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       }
+      out[i] = now_ns();
+    }
+    if (late && rank < 2) {
+      double *other = calloc(n, sizeof(double)), wait = 0;
+      MPI_Sendrecv(in, n, MPI_DOUBLE, peer, 4, other, n, MPI_DOUBLE, peer, 4, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+      for (int i = 0; i < n; i++) {
+        double a = other[i] - in[i];
+        wait += a < 0 ? 0 : (a > out[i] - in[i] ? out[i] - in[i] : a);
+      }
+      if (rank == 0) printf("TRUTH late_peer_ns %.0f\n", wait);
+      free(other);
     }
     free(in_buf);
   } else if (!strcmp(c, "pingpong")) {
