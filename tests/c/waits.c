@@ -11,6 +11,9 @@
  *                100th receive only (a rare long wait among many short calls).
  * coll_skew:     rank k enters each of 100 MPI_Allreduce (8 B) k*D late.
  * coll_even:     the same 100 MPI_Allreduce, every rank on time.
+ * coll_split:    4 ranks split into two communicators, {0, 1} and {2, 3}; in each, the
+ *                second member enters each of 100 MPI_Allreduce on it D (ranks 0-1) or
+ *                2D (ranks 2-3) after the first.
  * icoll_skew:    rank k computes k*D, starts MPI_Iallreduce (8 B) and waits for it at
  *                once, except rank 0, which computes D/2 between its start and its
  *                MPI_Wait (work that overlaps the wait); 100 calls.
@@ -244,6 +247,35 @@ int main(int argc, char **argv) {
       free(all);
     }
     if (nbr) MPI_Comm_free(&pairs);
+  } else if (!strcmp(c, "coll_split")) {
+    /* Truth: each first member's mean arrival wait a call (the part of its call before its
+     * partner's entry), rank 0's and rank 2's. */
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &half);
+    int hr;
+    MPI_Comm_rank(half, &hr);
+    double x = rank, y = 0, wait = 0, waits[4] = {0};
+    double *other = calloc(100, sizeof(double));
+    calls = 100;
+    for (int i = 0; i < calls; i++) {
+      if (hr == 1) compute(d * (1 + rank / 2), size > 2);
+      in[i] = now_ns();
+      MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, half);
+      out[i] = now_ns();
+    }
+    MPI_Sendrecv(in, calls, MPI_DOUBLE, 1 - hr, 5, other, calls, MPI_DOUBLE, 1 - hr, 5, half,
+                 MPI_STATUS_IGNORE);
+    for (int i = 0; i < calls; i++) {
+      double a = other[i] - in[i];
+      wait += a < 0 ? 0 : (a > out[i] - in[i] ? out[i] - in[i] : a);
+    }
+    MPI_Gather(&wait, 1, MPI_DOUBLE, waits, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      printf("TRUTH split_wait_rank0_per_call_ns %.0f\n", waits[0] / calls);
+      printf("TRUTH split_wait_rank2_per_call_ns %.0f\n", waits[2] / calls);
+    }
+    free(other);
+    MPI_Comm_free(&half);
   } else if (!strcmp(c, "icoll_skew") || !strcmp(c, "icoll_poll") || !strcmp(c, "pcoll_skew") ||
              !strcmp(c, "icoll_waitall") || !strcmp(c, "icoll_mixed")) {
     /* Truth: the part of each MPI_Wait before the last rank's MPI_Iallreduce started. */
