@@ -437,6 +437,20 @@ pub fn tables(a: &Report, b: &Report) -> Vec<Table> {
         fmt_ns(Some(b.job.wall_time_ns)),
         rel(a.job.wall_time_ns, b.job.wall_time_ns),
     ]);
+    // A job's own time, loggp's calibration and reduction taken out: what a change of
+    // the MPI or the application moves (a run calibrated against one that is not differs
+    // by the calibration alone in the wall time).
+    if let (Some(x), Some(y)) = (
+        crate::show::job::app_wall_ns(&a.job),
+        crate::show::job::app_wall_ns(&b.job),
+    ) {
+        t.row(vec![
+            "the application's wall time".into(),
+            fmt_ns(Some(x)),
+            fmt_ns(Some(y)),
+            rel(x, y),
+        ]);
+    }
     t.row(vec![
         "time in MPI (all ranks)".into(),
         fmt_ns(Some(total(a))),

@@ -496,3 +496,30 @@ fn diff_finds_one_range_moved_against_the_others() {
     assert!(moved(&scaled(0, 2.0)).is_empty());
     assert!(moved(&scaled(4041, 1.2)).is_empty());
 }
+
+/// `diff` and `show` take loggp's own time out of the wall time (`job.loggp_time_ns`): a
+/// calibrated run beside one that is not differs in its wall time by the calibration, not
+/// in the application's. Known truth: the same fixture, one copy with 600 ms of loggp's
+/// own work added to its wall time.
+#[test]
+fn the_applications_wall_time_is_the_wall_time_less_loggps_own() {
+    let mut a = fixture("openmpi_demo");
+    a.job.wall_time_ns = 300e6;
+    a.job.loggp_time_ns = Some(5e6);
+    let mut b = a.clone();
+    b.job.wall_time_ns = 900e6;
+    b.job.loggp_time_ns = Some(605e6);
+    let text = diff::diff(&a, &b, "a", "b");
+    let row = text
+        .lines()
+        .find(|l| l.contains("the application's wall time"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(row.contains("295.00 ms") && row.contains("0.0 %"), "{row}");
+    let shown = show::show(&b, false);
+    assert!(
+        shown.contains("wall time 900.00 ms (the application's 295.00 ms, loggp's own 605.00 ms)"),
+        "{}",
+        shown.lines().take(4).collect::<Vec<_>>().join("\n")
+    );
+    assert!(shown.contains("of app. wall time"));
+}
