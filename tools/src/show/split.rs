@@ -29,6 +29,25 @@ fn bar(t: &TimeSplit, max: f64, width: usize) -> String {
     s
 }
 
+/// A rank's other time, with what MPI_Init took of it (the most of it in a short job).
+fn other(r: &Report, s: &TimeSplit) -> String {
+    let init: f64 = (r.ranks.iter())
+        .filter(|k| k.rank == s.rank)
+        .flat_map(|k| ["MPI_Init", "MPI_Init_thread"].map(|f| k.calls.get(f)))
+        .flatten()
+        .map(|c| c.time_ns)
+        .sum();
+    if init > 0.0 {
+        format!(
+            "{} (MPI_Init {})",
+            fmt_ns(Some(s.other_ns)),
+            fmt_ns(Some(init))
+        )
+    } else {
+        fmt_ns(Some(s.other_ns))
+    }
+}
+
 /// Per rank: time in MPI, its bar and each part with its interval.
 pub fn split_table(r: &Report) -> Option<Table> {
     if r.time_split.is_empty() {
@@ -64,7 +83,7 @@ pub fn split_table(r: &Report) -> Option<Table> {
             fmt_ns_ci(Some(s.late_receiver_ns), s.late_receiver_ns_ci),
             fmt_ns_ci(Some(s.collective_wait_ns), s.collective_wait_ns_ci),
             fmt_ns_ci(Some(s.collective_cost_ns), s.collective_cost_ns_ci),
-            fmt_ns(Some(s.other_ns)),
+            other(r, s),
         ]);
     }
     let sampled: u64 = r.time_split.iter().map(|s| s.sampled_messages).sum();
