@@ -377,7 +377,11 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
     }
     for (call, key, (dur, func, wait), w) in waited {
         if let Some(call_w) = counted(&call, key.1) {
-            let share = w / kept_w[&call].max(f64::MIN_POSITIVE);
+            let share = w / kept_w
+                .get(&call)
+                .copied()
+                .unwrap_or(w)
+                .max(f64::MIN_POSITIVE);
             let e = m.largest.entry(key).or_default();
             e.0 += 1;
             e.1.push((dur, func, call_w * share * wait));

@@ -36,7 +36,6 @@ pub fn family_of(r: &Report) -> impl Fn(&str) -> usize + '_ {
     }
 }
 
-/// Time in MPI per rank; above 32 ranks the spread and the 8 ranks with the most.
 /// Rank 0's wall time less loggp's own work in it (`Job::loggp_time_ns`), where known.
 pub fn app_wall_ns(j: &loggp_report::Job) -> Option<f64> {
     j.loggp_time_ns
@@ -44,6 +43,7 @@ pub fn app_wall_ns(j: &loggp_report::Job) -> Option<f64> {
         .map(|t| j.wall_time_ns - t)
 }
 
+/// Time in MPI per rank; above 32 ranks the spread and the 8 ranks with the most.
 pub fn rank_table(r: &Report) -> Option<Table> {
     if r.ranks.is_empty() {
         return None;
