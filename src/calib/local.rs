@@ -38,12 +38,21 @@ fn per_call_ns(bytes: usize, mut op: impl FnMut(usize) -> bool) -> Option<f64> {
     Some(((window - empty) / calls as f64).max(0.0))
 }
 
-/// A memcpy at 8 B, 1 KiB, 64 KiB and 1 MiB (the MPIs' local copy of contiguous bytes),
-/// per call (`per_call_ns`).
+/// The sizes the local operations are timed at, the model interpolating linearly between
+/// them: a factor of 4 apart from 1 KiB, so that no line spans a cache level. With 64 KiB
+/// and 1 MiB alone, a 256 KiB copy was priced at 18–26 µs on the line between them (the
+/// 1 MiB copy leaves the 2 MiB L2 of this Intel Xeon VM: 55–82 µs, 1.5–2× its share),
+/// where it takes 7.6–8.0 µs (a C program timing memcpy the same way, 2026-11-26); every
+/// 256 KiB Allgather and Alltoall, which begin with that copy, was priced 10–18 µs high.
+const LOCAL_SIZES_BYTES: [usize; 8] = [8, 1024, 4096, 16384, 65536, 262144, 1 << 20, 4 << 20];
+
+/// A memcpy at `LOCAL_SIZES_BYTES` (the MPIs' local copy of contiguous bytes), per call
+/// (`per_call_ns`).
 pub(super) fn copy_local_ns() -> Vec<[f64; 2]> {
-    let a = vec![1u8; 1 << 20];
-    let mut b = vec![2u8; 1 << 20];
-    [8usize, 1024, 65536, 1 << 20]
+    let most = LOCAL_SIZES_BYTES[LOCAL_SIZES_BYTES.len() - 1];
+    let a = vec![1u8; most];
+    let mut b = vec![2u8; most];
+    LOCAL_SIZES_BYTES
         .into_iter()
         .filter_map(|bytes| {
             let ns = per_call_ns(bytes, |n| {
@@ -56,12 +65,13 @@ pub(super) fn copy_local_ns() -> Vec<[f64; 2]> {
         .collect()
 }
 
-/// MPI_Reduce_local of MPI_DOUBLE with MPI_SUM at 8 B, 1 KiB, 64 KiB and 1 MiB, per call
-/// (`per_call_ns`; under 2 ms in all on this machine's 1 MiB).
+/// MPI_Reduce_local of MPI_DOUBLE with MPI_SUM at `LOCAL_SIZES_BYTES`, per call
+/// (`per_call_ns`).
 pub(super) fn reduce_local_ns() -> Vec<[f64; 2]> {
-    let mut a = vec![1.0f64; 1 << 17];
-    let mut b = vec![2.0f64; 1 << 17];
-    [8usize, 1024, 65536, 1 << 20]
+    let doubles = LOCAL_SIZES_BYTES[LOCAL_SIZES_BYTES.len() - 1] / 8;
+    let mut a = vec![1.0f64; doubles];
+    let mut b = vec![2.0f64; doubles];
+    LOCAL_SIZES_BYTES
         .into_iter()
         .filter_map(|bytes| {
             let ns = per_call_ns(bytes, |n| {
