@@ -674,23 +674,55 @@ fn start_level(name: &str, r: &Report, refs: &BTreeMap<(String, u64), f64>, m: u
 }
 
 /// The MPICH rows: Allreduce and Bcast at 8 B, 4 KiB and 256 KiB on 2 ranks, each
-/// printed with its prediction and measured cost, checked for consistency.
+/// printed with its prediction and measured cost, checked for consistency; three jobs.
+/// And the program's barriers priced as MPICH's ch4 runs them, a dissemination among the
+/// node's ranks and then the leader's 1-byte Bcast (`select::mpich`): the median over
+/// the jobs of measured over price within 0.6–1.7×. Priced as the dissemination alone,
+/// one job measured 2.07–2.6× (1110/498, 1645/622 and 1396/676 ns, 2026-11-26); with the
+/// Bcast, nine jobs 0.96–1.74× (median 1.15).
 #[test]
 fn mpich_prices_allreduce_and_bcast() {
-    let name = "coll_table_mpich_2";
-    let args = ["allreduce,bcast", "8,4096,262144", "300", "ref"];
-    let (r, o) = shim_job(Mpi::Mpich, 2, "coll_model.c", &args, &[], name);
-    consistent(name, &r);
-    refill_costs_more(name, &r, &references(&stdout(&o)));
-    for f in ["MPI_Allreduce", "MPI_Bcast"] {
-        for m in [8, 4096, 262144] {
-            let x = row(&r, f, m);
-            assert!(
-                x.algorithm.is_some() && x.predicted_ns.is_some(),
-                "{name}: {x:?}"
-            );
+    let mut barriers = vec![];
+    for k in 0..3 {
+        let args = ["allreduce,bcast", "8,4096,262144", "300", "ref"];
+        let go = |name: &str| shim_job(Mpi::Mpich, 2, "coll_model.c", &args, &[], name);
+        // A calibration marked disturbed (a rank off its CPU while probing: 45–50 % when
+        // other jobs shared the 2 cores, prices up to 7 ms for a 1 µs barrier) is run
+        // again, at most twice, as in `table_job_forced`; the third is scored whatever it
+        // shows.
+        let mut name = format!("coll_table_mpich_2_{k}");
+        let (mut r, mut o) = go(&name);
+        for again in 1..=2 {
+            let Some(d) = &r.calibration.disturbance else {
+                break;
+            };
+            println!("{name}: disturbed ({d}), run again ({again} of 2)");
+            name = format!("coll_table_mpich_2_{k}_again{again}");
+            (r, o) = go(&name);
         }
+        consistent(&name, &r);
+        if k == 0 {
+            // As before the three jobs: asked of one calibration.
+            refill_costs_more(&name, &r, &references(&stdout(&o)));
+        }
+        for f in ["MPI_Allreduce", "MPI_Bcast"] {
+            for m in [8, 4096, 262144] {
+                let x = row(&r, f, m);
+                assert!(
+                    x.algorithm.is_some() && x.predicted_ns.is_some(),
+                    "{name}: {x:?}"
+                );
+            }
+        }
+        let b = row(&r, "MPI_Barrier", 0);
+        barriers.push(b.measured_ns.unwrap() / b.predicted_ns.unwrap());
     }
+    barriers.sort_by(f64::total_cmp);
+    println!("coll_table_mpich_2: the barriers measured {barriers:.2?}× their price");
+    assert!(
+        (0.6..=1.7).contains(&barriers[1]),
+        "coll_table_mpich_2: the barriers measured {barriers:.2?}× their price"
+    );
 }
 
 /// The calibration's refill exchange (`exchange_refill_ns`): measured at every size from
