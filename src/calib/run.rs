@@ -75,7 +75,19 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     // where that is more, at most a quarter), which leaves the fits, the set-up of a raw
     // transport and the closing reduction inside it. Rounds share what is left: each
     // client gives its round an equal part of the rest.
-    let end = t0 + budget_ns - (budget_ns / 32).max(2 * collective_ns).min(budget_ns / 4);
+    //
+    // Where a node holds more ranks than cores, every rank runs for a slice in turn, and
+    // the last repetition and the closing reduction wait for all of them to run: the
+    // reserve covers one such round too, 4 ms a rank per core (CFS gives each runnable
+    // task 0.75 ms × (1 + log2 cores) at least; 1.5 ms on 2 cores, so about 2.5 slices).
+    // 128 ranks on 2 cores (`tests/many_ranks.rs`) ended 1684–1899 ms into a 2000 ms
+    // budget in nine runs and 2131 ms in one, with one pass over the first size taking
+    // 196–442 ms; with this round reserved (256 ms there), 1582–1719 ms in five.
+    let end = t0 + budget_ns
+        - (budget_ns / 32)
+            .max(2 * collective_ns)
+            .max(oversubscribed_round_ns(&world.node_of))
+            .min(budget_ns / 4);
     let plan = Plan {
         comm,
         max_size,
@@ -166,6 +178,24 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
             if worst == 0 { "done" } else { "stopped" },
             out.duration_ns / 1e6
         ));
+    }
+}
+
+/// One round of every rank of the fullest node on its cores, where ranks outnumber
+/// them: 4 ms per rank per core (see `calibrate`), 0 otherwise. The same on every rank
+/// (from `node_of`, and the online cores of this host).
+fn oversubscribed_round_ns(node_of: &[u32]) -> u64 {
+    let mut per_node = std::collections::BTreeMap::<u32, u64>::new();
+    for &n in node_of {
+        *per_node.entry(n).or_default() += 1;
+    }
+    let fullest = per_node.values().copied().max().unwrap_or(0);
+    // SAFETY: sysconf has no preconditions.
+    let cores = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as u64;
+    if fullest <= cores {
+        0
+    } else {
+        fullest.div_ceil(cores) * 4_000_000
     }
 }
 
