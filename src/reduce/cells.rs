@@ -31,8 +31,29 @@ fn overflow_totals(ns_per_tick: f64) -> Vec<(u8, u64, u64, f64)> {
     out
 }
 
+/// The ns per tick at which a tick bucket is moved to its ns bucket: the counter's rate
+/// rounded to 10 kHz. A tick bucket's middle can fall a hair from a ns bucket's edge (at
+/// 2.1 GHz, the last of every 16: 66060287.5 ticks are 0.24 ns short of 31457280 ns,
+/// 8e-9 of it), and the rate, measured again at each write, then puts it on either side:
+/// an interim rank file and the final report of one MPICH job put one MPI_Init in buckets
+/// 350 and 349 (rates 2099999848 and 2100000070 Hz). Rounded, every write of a job maps
+/// its buckets alike, while a value moves by at most 5 kHz of the rate (5e-6 of it for a
+/// 1 GHz counter; a bucket is 6 % wide).
+fn bucket_rate(ns_per_tick: f64) -> f64 {
+    if !(ns_per_tick > 0.0 && ns_per_tick.is_finite()) {
+        return ns_per_tick;
+    }
+    let hz = (1e9 / ns_per_tick / 1e4).round() * 1e4;
+    if hz > 0.0 {
+        1e9 / hz
+    } else {
+        ns_per_tick
+    }
+}
+
 /// This rank's cells, summed over its threads, histograms converted to ns.
 pub fn local_cells(ns_per_tick: f64) -> Vec<Cell> {
+    let bucket_ns_per_tick = bucket_rate(ns_per_tick);
     let mut cells = Vec::new();
     // What memo entries hold for a cell: calls, bytes, ticks, smallest duration + 1.
     let held = crate::record::memo::held(stats::threads_seen()).cells;
@@ -49,7 +70,7 @@ pub fn local_cells(ns_per_tick: f64) -> Vec<Cell> {
             for (i, h) in c.hist.iter().enumerate() {
                 let n = h.load(Relaxed) as u64;
                 if n > 0 {
-                    dense[hist_index((hist_mid(i) * ns_per_tick) as u64)] += n;
+                    dense[hist_index((hist_mid(i) * bucket_ns_per_tick) as u64)] += n;
                 }
             }
             cells.push(Cell {
@@ -215,4 +236,27 @@ pub fn own_traffic(rank: u32) -> Vec<loggp_report::OwnTraffic> {
             persistent_bytes: pb,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two writes of one job on a 2.1 GHz counter, its rate measured a little apart: the
+    /// tick bucket whose middle is exactly a ns bucket's edge goes to one ns bucket in
+    /// both (at the rates themselves it goes to 350 and 349).
+    #[test]
+    fn a_bucket_on_an_edge_maps_alike_at_each_write() {
+        let tick_bucket = hist_index(66_060_288);
+        // Its middle, 66060287.5 ticks, is 31457279.76 ns at 2.1 GHz: 0.24 ns below the
+        // edge of ns bucket 350, 8e-9 of the value.
+        assert_eq!(hist_mid(tick_bucket), 66_060_287.5);
+        let at = |ns_per_tick: f64| hist_index((hist_mid(tick_bucket) * ns_per_tick) as u64);
+        let (a, b) = (1e9 / 2_099_999_848.0, 1e9 / 2_100_000_070.0);
+        assert_ne!(at(a), at(b), "the edge case itself");
+        assert_eq!(at(bucket_rate(a)), at(bucket_rate(b)));
+        assert!((bucket_rate(a) / a - 1.0).abs() < 5e-6);
+        assert_eq!(bucket_rate(1.0), 1.0);
+        assert_eq!(bucket_rate(0.0), 0.0);
+    }
 }
