@@ -289,7 +289,12 @@ fn no_change_advised_where_the_messages_are_already_eager() {
 /// brought to the first run's level (the VM's level moved ×0.84–1.25 between the runs of a
 /// pair; left in, one pair read 0.126 ms against 0.060 predicted with its rerun at ×0.84,
 /// 0.059 ms once corrected, and CI's median drop read 2.4 × the prediction). The check is on
-/// the medians: the median drop within 0.5–2 × the median prediction.
+/// the pairs' median: each pair's drop over its own prediction, the median of those within
+/// 0.5–2 ×. Pair by pair, because a job's level moves its prediction and its drop
+/// together: the full run of 2026-11-27 predicted 0.047–0.345 ms in seven pairs, 7 × apart,
+/// and measured 0.048–0.318 ms (0.244 against 0.230, 0.053 against 0.048); the median drop
+/// over the median prediction, taken apart, read 2.2 × (0.169 over 0.077 ms), the pairs'
+/// ratios 0.91–3.0 with a median of 1.04.
 #[test]
 fn halo_advice_holds_in_the_median() {
     // Open MPI only: under MPICH the advice stops at UCX's am_bcopy limit (see
@@ -361,23 +366,21 @@ fn halo_advice_holds_in_the_median() {
         }
         eprintln!("{}: {seen:#?}", mpi.name());
         assert!(predicted.len() >= 5, "{seen:#?}");
-        let median = |v: &mut Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
-        let (p, m) = (median(&mut predicted), median(&mut measured));
+        let mut ratios: Vec<f64> = measured
+            .iter()
+            .zip(&predicted)
+            .map(|(m, p)| m / p)
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        let median = ratios[ratios.len() / 2];
         assert!(
-            (0.5 * p..=2.0 * p).contains(&m),
-            "{}: median predicted {:.3} ms, measured {:.3} ms: {seen:#?}",
+            (0.5..=2.0).contains(&median),
+            "{}: the pairs' drop over their prediction {ratios:.2?}, median {median:.2}: {seen:#?}",
             mpi.name(),
-            p / 1e6,
-            m / 1e6
         );
         eprintln!(
-            "{}: median predicted {:.3} ms, measured {:.3} ms",
+            "{}: the pairs' drop over their prediction {ratios:.2?}, median {median:.2}",
             mpi.name(),
-            p / 1e6,
-            m / 1e6
         );
     }
 }
