@@ -20,6 +20,28 @@ fn job(mpi: Mpi, src: &str, args: &[&str], env: &[(&str, String)], name: &str) -
     read_report(&report)
 }
 
+/// `run` again, as `undisturbed_run` does, while the calibration was disturbed or stopped
+/// by its budget before the end of its schedule: a quick calibration of 2 ranks ends well
+/// inside its 2 s here, and one that did not measured the machine's stall (a full run of
+/// 2026-11-27: one pass over 1 byte took 826 ms, the calibration stopped there and
+/// located no switch, unmarked). The advice then has nothing to price.
+fn calibrated_through(name: &str, run: impl Fn(&str) -> Report) -> Report {
+    let mut r = run(name);
+    for again in 1..=DISTURBED_RERUNS {
+        let c = &r.calibration;
+        if c.disturbance.is_none() && !c.status.starts_with("stopped: ") {
+            break;
+        }
+        println!(
+            "{name}: calibration {}, run again ({again} of {DISTURBED_RERUNS})",
+            c.status
+        );
+        pause_after_disturbance(again);
+        r = run(&format!("{name}_again{again}"));
+    }
+    r
+}
+
 fn pingpong(mpi: Mpi, bytes: u64, env: &[(&str, String)], name: &str) -> Report {
     let args = [bytes.to_string(), (TRIPS as u64).to_string()];
     job(mpi, "pingpong.c", &[&args[0], &args[1]], env, name)
@@ -404,7 +426,7 @@ fn advise_measure_prices_what_the_eager_line_cannot_reach() {
             break;
         }
         let name = format!("advise_measure_{k}");
-        let before = pingpong(Mpi::OpenMpi, 12000, &[], &name);
+        let before = calibrated_through(&name, |n| pingpong(Mpi::OpenMpi, 12000, &[], n));
         let a = blocking_send(&before);
         assert!(!a.advised, "{name}: {a:#?}");
         assert!(
