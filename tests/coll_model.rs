@@ -688,7 +688,10 @@ fn start_level(name: &str, r: &Report, refs: &BTreeMap<(String, u64), f64>, m: u
 /// - the Bcast of 4 KiB at 0.58–0.79×, of 8 B at 0.60–0.93×: in part because the root
 ///   enters first and the cost is measured from the last entry (`early_entry`), but the
 ///   root's lead (220–510 ns in earlier reports, against prices of 2.0–2.1 µs at 4 KiB)
-///   is not the whole of it; the rest was not found.
+///   is not the whole of it; and a receive of a message already there costs more inside
+///   the Bcast (336–340 ns at 8 B, a program without loggp) than the calibration's o_r,
+///   timed in bursts (74–167 ns).
+///
 /// The other rows' medians were 0.74–1.60×.
 /// The program's barriers are priced as MPICH's ch4 runs them, a dissemination among the
 /// node's ranks and then the leader's 1-byte Bcast (`select::mpich`), and asked within
