@@ -26,20 +26,11 @@ fn job(mpi: Mpi, src: &str, args: &[&str], env: &[(&str, String)], name: &str) -
 /// 2026-11-27: one pass over 1 byte took 826 ms, the calibration stopped there and
 /// located no switch, unmarked). The advice then has nothing to price.
 fn calibrated_through(name: &str, run: impl Fn(&str) -> Report) -> Report {
-    let mut r = run(name);
-    for again in 1..=DISTURBED_RERUNS {
+    run_again_while(name, run, |r| {
         let c = &r.calibration;
-        if c.disturbance.is_none() && !c.status.starts_with("stopped: ") {
-            break;
-        }
-        println!(
-            "{name}: calibration {}, run again ({again} of {DISTURBED_RERUNS})",
-            c.status
-        );
-        pause_after_disturbance(again);
-        r = run(&format!("{name}_again{again}"));
-    }
-    r
+        (c.disturbance.is_some() || c.status.starts_with("stopped: "))
+            .then(|| format!("calibration {}", c.status))
+    })
 }
 
 fn pingpong(mpi: Mpi, bytes: u64, env: &[(&str, String)], name: &str) -> Report {

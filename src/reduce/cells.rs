@@ -243,8 +243,8 @@ mod tests {
     use super::*;
 
     /// Two writes of one job on a 2.1 GHz counter, its rate measured a little apart: the
-    /// tick bucket whose middle is exactly a ns bucket's edge goes to one ns bucket in
-    /// both (at the rates themselves it goes to 350 and 349).
+    /// tick bucket whose middle lies a hair from a ns bucket's edge goes to one ns bucket
+    /// in both (at the rates themselves it goes to 350 and 349).
     #[test]
     fn a_bucket_on_an_edge_maps_alike_at_each_write() {
         let tick_bucket = hist_index(66_060_288);

@@ -252,12 +252,28 @@ pub fn shim_job(
 /// fell in the same stretch.
 #[allow(dead_code)]
 pub fn undisturbed_run(name: &str, run: impl Fn(&str) -> Report) -> Report {
+    run_again_while(name, run, |r| {
+        r.calibration
+            .disturbance
+            .as_ref()
+            .map(|d| format!("disturbed ({d:?})"))
+    })
+}
+
+/// Runs `run` (given the job's name) again while `why` names a reason in its report, at
+/// most `DISTURBED_RERUNS` times, each after a pause that grows, and says so.
+#[allow(dead_code)]
+pub fn run_again_while(
+    name: &str,
+    run: impl Fn(&str) -> Report,
+    why: impl Fn(&Report) -> Option<String>,
+) -> Report {
     let mut r = run(name);
     for again in 1..=DISTURBED_RERUNS {
-        let Some(d) = r.calibration.disturbance.as_ref() else {
+        let Some(reason) = why(&r) else {
             break;
         };
-        println!("{name}: disturbed ({d:?}), run again ({again} of {DISTURBED_RERUNS})");
+        println!("{name}: {reason}, run again ({again} of {DISTURBED_RERUNS})");
         pause_after_disturbance(again);
         r = run(&format!("{name}_again{again}"));
     }
