@@ -103,8 +103,13 @@ fn quantile(all: &[f64], q: f64) -> f64 {
 /// (or kept and weighted by 4), the estimate rightly lies elsewhere in it (a CI run:
 /// 506 µs against the program's 522 µs over all 200 calls of `icoll_waitall`).
 fn sample_range(t: &[(String, f64)], per_step: usize) -> [f64; 2] {
+    sample_range_of(t, "arrival_wait_ns", per_step)
+}
+
+/// [`sample_range`] over the per-call truths named `key`.
+fn sample_range_of(t: &[(String, f64)], key: &str, per_step: usize) -> [f64; 2] {
     type Block = (f64, f64, f64, bool);
-    let calls: Vec<f64> = all_truths(t, "arrival_wait_ns")
+    let calls: Vec<f64> = all_truths(t, key)
         .into_iter()
         .flat_map(|x| std::iter::repeat_n(x, per_step))
         .collect();
@@ -781,12 +786,28 @@ fn neighbourhood_arrival_wait_is_the_in_neighbours_delay() {
         );
         if mpi == Mpi::OpenMpi {
             assert!(second.arrival_wait_ns < 0.5 * call, "{name}: {second:?}");
-            let last = row(3);
-            assert!(
-                last.arrival_wait_ns < 0.1 * first.arrival_wait_ns,
-                "{name}: {last:?}"
-            );
         }
+        // Rank 3's one in-neighbour, rank 2, computes less: nominally rank 3 waits for
+        // nobody. But rank 2 sleeps through most of its 2 ms, and a late wake-up on this
+        // VM makes it the later one (a CI run: rank 3 waited 174 µs a call on average,
+        // against rank 0's 1.2 ms). So rank 3's wait is checked against the program's own
+        // clocks (`TRUTH rank3_arrival_wait_ns`), with 3 % of rank 0's wait as an
+        // absolute slack for a truth near zero; counting rank 0 or 1's entries too, or
+        // every member's, would not change rank 3's wait, but counting none (the wait
+        // for rank 2 dropped) or another rank's would.
+        let last = row(3);
+        let all3 = truth(&t, "rank3_arrival_wait_per_call_ns");
+        let [s_lo, s_hi] = sample_range_of(&t, "rank3_arrival_wait_ns", 1);
+        let [lo, hi] = last.arrival_wait_ns_ci.expect("an interval");
+        let w = last.arrival_wait_ns;
+        println!("{name}: rank 3 waits {w:.0} [{lo:.0}, {hi:.0}], the program's {all3:.0}, a sample of its calls {s_lo:.0}..{s_hi:.0}");
+        let slack = (tol * all3).max(0.03 * truth(&t, "arrival_wait_per_call_ns"));
+        assert!(
+            (w - all3).abs() <= slack
+                || (lo <= all3 && all3 <= hi)
+                || (s_lo - slack <= w && w <= s_hi + slack),
+            "{name}: rank 3's wait against the program's {all3:.0} ({s_lo:.0}..{s_hi:.0}): {last:?}"
+        );
     }
 }
 
