@@ -80,8 +80,9 @@ impl Watch {
 }
 
 /// Sets the outcome's off-CPU and steal shares from what all ranks agreed on, and its
-/// disturbance where the probes waited for the CPU.
-pub fn judge(agreed: Seen, out: &mut Outcome) {
+/// disturbance where the probes waited for the CPU, or stalled (`stall_ms`: the longest
+/// stall of any rank's probes, see `engine::Client::note_stall`) with the ranks on it.
+pub fn judge(agreed: Seen, stall_ms: c_int, out: &mut Outcome) {
     let [preempted, off_cpu, steal] = agreed;
     out.off_cpu_share = (off_cpu >= 0).then(|| off_cpu as f64 / 1000.0);
     out.steal_share = (steal >= 0).then(|| steal as f64 / 1000.0);
@@ -89,28 +90,38 @@ pub fn judge(agreed: Seen, out: &mut Outcome) {
     // time (where the thread CPU clock is missing: preempted more often than tolerated).
     let tolerated =
         (PREEMPTIONS_PER_S_TOLERATED * out.duration_ns / 1e9).max(PREEMPTIONS_FLOOR as f64);
-    let disturbed = match out.off_cpu_share {
+    let off_cpu_disturbed = match out.off_cpu_share {
         Some(share) => share > OFF_CPU_SHARE_TOLERATED,
         None => preempted as f64 > tolerated,
     };
-    if !disturbed {
-        return;
+    let stalled = stall_ms as u64 * 1_000_000 >= super::engine::STALL_NS;
+    let mut said = vec![];
+    if off_cpu_disturbed {
+        let share = out
+            .off_cpu_share
+            .map(|x| format!(" and off its CPU for {:.0} % of the time", x * 100.0))
+            .unwrap_or_default();
+        let cause = match (out.steal_share, out.off_cpu_share) {
+            (Some(st), Some(off)) if st > 0.0 && st >= STEAL_SHARE_OF_OFF_CPU * off => format!(
+                "the hypervisor ran other work on this virtual machine's CPUs (steal: {:.0} % of its CPU time)",
+                st * 100.0
+            ),
+            _ => "other processes competed for its core".into(),
+        };
+        said.push(format!(
+            "a rank was preempted {preempted} times (involuntary context switches){share} during {:.0} ms of probes: {cause}, so the probes' times include waits for the CPU; switches located by them are not exact and the intervals are wider",
+            out.duration_ns / 1e6
+        ));
     }
-    let share = out
-        .off_cpu_share
-        .map(|x| format!(" and off its CPU for {:.0} % of the time", x * 100.0))
-        .unwrap_or_default();
-    let cause = match (out.steal_share, out.off_cpu_share) {
-        (Some(st), Some(off)) if st > 0.0 && st >= STEAL_SHARE_OF_OFF_CPU * off => format!(
-            "the hypervisor ran other work on this virtual machine's CPUs (steal: {:.0} % of its CPU time)",
-            st * 100.0
-        ),
-        _ => "other processes competed for its core".into(),
-    };
-    out.disturbance = Some(format!(
-        "a rank was preempted {preempted} times (involuntary context switches){share} during {:.0} ms of probes: {cause}, so the probes' times include waits for the CPU; switches located by them are not exact and the intervals are wider",
-        out.duration_ns / 1e6
-    ));
+    if stalled {
+        said.push(format!(
+            "one repetition of a probe took {stall_ms} ms longer than the fastest of its kind{}: the machine or the network paused, and the budget that took was not spent measuring",
+            if off_cpu_disturbed { "" } else { ", with the ranks on their CPUs (neither preemption nor steal accounts for it)" }
+        ));
+    }
+    if !said.is_empty() {
+        out.disturbance = Some(said.join("; "));
+    }
 }
 
 /// CPU time of the calling thread so far (CLOCK_THREAD_CPUTIME_ID), in ns.
@@ -180,21 +191,32 @@ mod tests {
             duration_ns: 800e6,
             ..Default::default()
         };
-        judge([5, 650, 400], &mut out);
+        judge([5, 650, 400], 0, &mut out);
         let d = out.disturbance.unwrap();
         assert!(d.contains("hypervisor") && d.contains("steal: 40 %"), "{d}");
         let mut out = Outcome {
             duration_ns: 800e6,
             ..Default::default()
         };
-        judge([300, 500, 10], &mut out);
+        judge([300, 500, 10], 0, &mut out);
         assert!(out.disturbance.unwrap().contains("other processes"));
         let mut out = Outcome {
             duration_ns: 800e6,
             ..Default::default()
         };
-        judge([5, 20, 0], &mut out);
+        judge([5, 20, 0], 0, &mut out);
         assert!(out.disturbance.is_none());
         assert_eq!(out.steal_share, Some(0.0));
+        // A stall with the ranks on their CPUs: disturbed, for that reason alone.
+        let mut out = Outcome {
+            duration_ns: 1000e6,
+            ..Default::default()
+        };
+        judge([5, 20, 0], 49, &mut out);
+        assert!(out.disturbance.is_none());
+        judge([5, 20, 0], 812, &mut out);
+        let d = out.disturbance.unwrap();
+        assert!(d.contains("812 ms") && d.contains("on their CPUs"), "{d}");
+        assert!(!d.contains("preempted"), "{d}");
     }
 }

@@ -57,6 +57,8 @@ pub struct PairResult {
     pub modes: Vec<ModeResult>,
     /// Raw transports beneath MPI.
     pub raw: Vec<RawResult>,
+    /// The longest stall of the client's probes (ns; see `Client::note_stall`).
+    pub stall_ns: u64,
 }
 
 /// One raw transport's calibration between the pair, or why there is none.

@@ -129,14 +129,16 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     // disturbed rank saw (see `disturbance`).
     let wall = crate::base::clock::monotonic_raw_ns().saturating_sub(t0);
     let [preempted, off_cpu, steal] = watch.seen(wall);
-    let mine: [c_int; 4] = [code, preempted, off_cpu, steal];
-    let mut agreed: [c_int; 4] = mine;
-    // SAFETY: four ints, MAX, on the private communicator.
+    let stall_ms = out.results.iter().map(|r| r.stall_ns).max().unwrap_or(0) / 1_000_000;
+    let stall_ms = stall_ms.min(c_int::MAX as u64) as c_int;
+    let mine: [c_int; 5] = [code, preempted, off_cpu, steal, stall_ms];
+    let mut agreed: [c_int; 5] = mine;
+    // SAFETY: five ints, MAX, on the private communicator.
     unsafe {
         mpi::PMPI_Allreduce(
             mine.as_ptr() as *const _,
             agreed.as_mut_ptr() as *mut _,
-            4,
+            5,
             mpi::dt_int(),
             mpi::op_max(),
             comm,
@@ -144,7 +146,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
     };
     let worst = agreed[0];
     out.duration_ns = crate::base::clock::monotonic_raw_ns().saturating_sub(t0) as f64;
-    super::disturbance::judge([agreed[1], agreed[2], agreed[3]], out);
+    super::disturbance::judge([agreed[1], agreed[2], agreed[3]], agreed[4], out);
     // A budget reached is not a failure: the probes stop in band, within it, and what
     // they measured is reported ("stopped: …", issue 13 §7).
     out.status = match worst {
@@ -232,6 +234,7 @@ fn drive_pair(
         class,
         modes: vec![],
         raw: vec![],
+        stall_ns: 0,
     };
     let mut ctl = MpiControl::new(plan.comm, peer);
     let modes: Vec<usize> = (0..MODES.len())
@@ -347,6 +350,7 @@ fn drive_pair(
         }
     }
     c.done();
+    res.stall_ns = c.longest_stall_ns;
     for (r, chan) in &mut raws {
         if let Some(note) = chan.and_then(|k| mux.note_of(k)) {
             r.note = Some(note);

@@ -2,6 +2,13 @@
 use super::probes::*;
 use super::wire::*;
 use loggp_model::stats::{summarize, Summary};
+
+/// A repetition this much slower than the fastest of its command is a stall (see
+/// `Client::note_stall`), where it is also `STALL_FACTOR` times slower: 50 ms, a
+/// twentieth of the quick budget, far above this VM's scheduling noise (a rank preempted
+/// for a slice: 1.5–4 ms) and below a TCP retransmission's 200 ms.
+pub const STALL_NS: u64 = 50_000_000;
+const STALL_FACTOR: u64 = 10;
 /// The client's side of a pair.
 pub struct Client<'a, T: Transport, C: Control> {
     pub t: &'a mut T,
@@ -15,6 +22,14 @@ pub struct Client<'a, T: Transport, C: Control> {
     last_rep_ns: u64,
     /// The channel the commands are for (see `Transport::select`).
     chan: u64,
+    /// The fastest and the slowest repetition of the command under way (ns), the
+    /// slowest from its second on, and how many it has had.
+    cmd_fastest_ns: u64,
+    cmd_slowest_ns: u64,
+    cmd_reps: u64,
+    /// The longest stall seen (ns): a repetition that took `STALL_NS` or more beyond the
+    /// fastest of its command, and more than `STALL_FACTOR` times it (see `note_stall`).
+    pub longest_stall_ns: u64,
     /// Swap the roles of the probes: the server sends and times, this side answers. The
     /// passes alternate, so every size is measured in both directions: each process of a
     /// pair has its own speed on a shared machine, and which of the two is slower changes
@@ -34,8 +49,38 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             rep_started_ns: 0,
             last_rep_ns: 0,
             chan: 0,
+            cmd_fastest_ns: u64::MAX,
+            cmd_slowest_ns: 0,
+            cmd_reps: 0,
+            longest_stall_ns: 0,
             reverse: false,
         }
+    }
+
+    /// A repetition's duration, for the command's fastest and slowest. The first of a
+    /// command is not a candidate for the slowest: a channel's first message may set up
+    /// its connection (TCP, UCX's wire-up), which is not a stall.
+    fn note_rep(&mut self, ns: u64) {
+        self.cmd_fastest_ns = self.cmd_fastest_ns.min(ns);
+        if self.cmd_reps > 0 {
+            self.cmd_slowest_ns = self.cmd_slowest_ns.max(ns);
+        }
+        self.cmd_reps += 1;
+    }
+
+    /// At a command's end: a stall is its slowest repetition where that took `STALL_NS`
+    /// or more beyond its fastest, and over `STALL_FACTOR` times it. The repetitions of
+    /// one command repeat one probe, so their durations differ by the machine's noise,
+    /// not by milliseconds; a stall with the thread on its CPU (which the off-CPU share
+    /// does not see) is the machine or the network pausing, and the budget it took was
+    /// not spent measuring (a quick calibration here once took 826 ms for one pass over
+    /// 1 B, and located no switch, unmarked).
+    fn note_stall(&mut self) {
+        let (fast, slow) = (self.cmd_fastest_ns, self.cmd_slowest_ns);
+        if fast != u64::MAX && slow >= fast.saturating_add(STALL_NS) && slow > STALL_FACTOR * fast {
+            self.longest_stall_ns = self.longest_stall_ns.max(slow - fast);
+        }
+        (self.cmd_fastest_ns, self.cmd_slowest_ns, self.cmd_reps) = (u64::MAX, 0, 0);
     }
 
     /// Before a pass: the channel's transport may choose again how it moves data (see
@@ -70,6 +115,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         let now_ns = crate::base::clock::monotonic_raw_ns();
         if self.rep_started_ns != 0 {
             self.last_rep_ns = now_ns.saturating_sub(self.rep_started_ns);
+            self.note_rep(self.last_rep_ns);
         }
         if self.stopped || now_ns.saturating_add(self.last_rep_ns) > self.deadline_ns {
             self.t.send_stop();
@@ -85,8 +131,10 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         if self.rep_started_ns != 0 {
             self.last_rep_ns =
                 crate::base::clock::monotonic_raw_ns().saturating_sub(self.rep_started_ns);
+            self.note_rep(self.last_rep_ns);
             self.rep_started_ns = 0;
         }
+        self.note_stall();
     }
 
     /// Whether a reversed command of `reps` repetitions fits before the deadline: the
@@ -102,10 +150,18 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
     }
 
     /// The duration of a reversed command, as one repetition's, for the next judgement.
-    fn end_reversed(&mut self, reps: u64) {
+    /// The server drives it and times each repetition: `reps_ticks` (each repetition's
+    /// time as the server measured it, in ticks) give its fastest and slowest for the
+    /// stall (`note_stall`); none for the exchange, a train timed as a whole.
+    fn end_reversed(&mut self, reps: u64, reps_ticks: &[f64]) {
         let took = crate::base::clock::monotonic_raw_ns().saturating_sub(self.rep_started_ns);
         self.last_rep_ns = took / reps.max(1);
         self.rep_started_ns = 0;
+        let ns_per_tick = crate::base::clock::ns_per_tick(crate::base::clock::hz());
+        for &t in reps_ticks {
+            self.note_rep((t * ns_per_tick) as u64);
+        }
+        self.note_stall();
     }
 
     /// `reps` samples of PRTT(n, d, s), in ticks.
@@ -139,7 +195,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             }
             let out = recv_floats(self.ctl)?;
             let calls = recv_floats(self.ctl)?;
-            self.end_reversed(reps);
+            self.end_reversed(reps, &out);
             return Some((out, calls));
         }
         if !self
@@ -186,7 +242,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
                     return None;
                 }
             }
-            self.end_reversed(reps);
+            self.end_reversed(reps, &[]);
             let sm = summarize(&mut samples);
             return Some((sm, samples));
         }
@@ -238,7 +294,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
                 }
             }
             let times = recv_floats(self.ctl)?;
-            self.end_reversed(reps);
+            self.end_reversed(reps, &times);
             return Some(times);
         }
         if !self
@@ -277,7 +333,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             return None;
         }
         let v = exchange_train(self.t, k, s, how)?;
-        self.end_reversed(1);
+        self.end_reversed(1, &[]);
         Some(Some(v))
     }
 

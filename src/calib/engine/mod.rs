@@ -16,7 +16,7 @@ pub mod probes;
 pub mod server;
 pub mod wire;
 
-pub use client::Client;
+pub use client::{Client, STALL_NS};
 pub use points::{late_delay, measure_pass, measure_point, PointTicks, SizeProbes};
 pub use probes::waits;
 pub use server::serve;

@@ -6,7 +6,12 @@ struct Chan {
     tx: Sender<usize>,
     rx: Receiver<usize>,
     stop: bool,
+    /// Sends so far, and the one (if any) that sleeps `STALL_MS` first: the machine
+    /// pausing with the thread on its CPU, as far as the probes can tell.
+    sends: u64,
+    stall_at: Option<u64>,
 }
+const STALL_MS: u64 = 120;
 const STOP: usize = usize::MAX;
 fn spin_ns(ns: u64) {
     let t0 = std::time::Instant::now();
@@ -14,6 +19,10 @@ fn spin_ns(ns: u64) {
 }
 impl Transport for Chan {
     fn send(&mut self, size: usize) -> bool {
+        self.sends += 1;
+        if self.stall_at == Some(self.sends) {
+            std::thread::sleep(std::time::Duration::from_millis(STALL_MS));
+        }
         spin_ns(2000 + size as u64); // o_s = 2 µs + 1 ns/B
         self.tx.send(size).is_ok()
     }
@@ -72,6 +81,14 @@ fn one_measurement() -> (f64, f64, bool) {
 
 /// A pair of channel transports with a server thread.
 fn pair() -> (Chan, Ctl, std::thread::JoinHandle<()>) {
+    pair_stalling(None, None)
+}
+
+/// `pair`, with the client's or the server's send number k stalling (see `Chan`).
+fn pair_stalling(
+    client_stall: Option<u64>,
+    server_stall: Option<u64>,
+) -> (Chan, Ctl, std::thread::JoinHandle<()>) {
     let (a_tx, b_rx) = channel();
     let (b_tx, a_rx) = channel();
     let (ca_tx, cb_rx) = channel();
@@ -81,6 +98,8 @@ fn pair() -> (Chan, Ctl, std::thread::JoinHandle<()>) {
             tx: b_tx,
             rx: b_rx,
             stop: false,
+            sends: 0,
+            stall_at: server_stall,
         };
         let mut c = Ctl {
             tx: cb_tx,
@@ -92,6 +111,8 @@ fn pair() -> (Chan, Ctl, std::thread::JoinHandle<()>) {
         tx: a_tx,
         rx: a_rx,
         stop: false,
+        sends: 0,
+        stall_at: client_stall,
     };
     let ctl = Ctl {
         tx: ca_tx,
@@ -159,4 +180,38 @@ fn client_and_server_agree_and_overheads_come_out() {
         }
     }
     panic!("o_s, o_r, PRTT(n) > PRTT(1): {last:?}; expected o_s 2–6 µs, o_r 0.9–4 µs");
+}
+
+/// A stall of one repetition (120 ms, the thread asleep in a send: what the probes see
+/// of a machine or network pausing) is found, in a command the client drives and in one
+/// the server drives (reversed), and nothing is found without one. Broken once: with the
+/// reversed command's repetitions not passed on, its stall went unseen.
+#[test]
+fn a_stalled_repetition_is_found_either_way_round() {
+    crate::base::clock::setup(20);
+    for reverse in [false, true] {
+        for stall in [None, Some(7)] {
+            let (client_stall, server_stall) = if reverse {
+                (None, stall)
+            } else {
+                (stall, None)
+            };
+            let (mut t, mut ctl, server) = pair_stalling(client_stall, server_stall);
+            let mut c = Client::new(&mut t, &mut ctl, u64::MAX);
+            c.reverse = reverse;
+            // PRTT(4, 0, 100): 4 sends a repetition from the side that drives; send 7 is
+            // in the second of 5 repetitions.
+            assert!(c.prtt(4, 0, 100, 5).is_some());
+            let found = c.longest_stall_ns;
+            c.done();
+            server.join().unwrap();
+            match stall {
+                None => assert_eq!(found, 0, "reverse {reverse}: no stall, found {found} ns"),
+                Some(_) => assert!(
+                    (STALL_NS..=(STALL_MS + 100) * 1_000_000).contains(&found),
+                    "reverse {reverse}: a {STALL_MS} ms stall, found {found} ns"
+                ),
+            }
+        }
+    }
 }
