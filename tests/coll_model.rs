@@ -460,7 +460,10 @@ fn moves(jobs: &[Vec<Report>], colls: &[&str]) -> (usize, Vec<String>) {
 /// 10, 10 and 11 of 12 held in three runs on 2026-11-26. The misses left are the 8-byte
 /// Bcast by scatter + allgather, 2.9–4.3 × measured against 1.95–2.1 × (the scatter's
 /// rows themselves are priced within 10–25 %, the binomial tree's 8-byte row at
-/// 1.4–1.8 × its measured 320–420 ns).
+/// 1.4–1.8 × its measured 320–420 ns). A full run of 2026-11-27 held 9: the 256 KiB
+/// Allreduce by reduce_scatter_allgather was priced without the copy's rewrite
+/// (`model::coll::select`), so recursive doubling over it read ×1.40 against ×1.07
+/// measured; priced with it, ×0.98 against ×1.16, and 11 of 12 held.
 #[test]
 fn mpich_forced_algorithms_move_as_predicted() {
     const ROUNDS: usize = 5;
