@@ -210,9 +210,28 @@ fn advice_holds(
 /// Open MPI over vader, 6000-byte ping-pong (eager limit 4096, 4040 B of payload): the
 /// advice is btl_vader_eager_limit ≥ 6056, with a saving whose interval excludes zero
 /// and the command to set it.
+///
+/// Where the tool declines because no candidate's saving has an interval above zero, its
+/// calibration was too scattered to price the eager line at 6000 B (extrapolated from
+/// ≤ 4040 B): a user reruns it, and so does this, as for a disturbed calibration
+/// (`run_again_while`), saying so. The tool's own verdict before any comparison; whether
+/// advice holds is `openmpi_advice_on_the_eager_limit_holds`'s, which counts every pair. A
+/// full run of 2026-11-27 declined once: saving [−15.1, 81.8] ms, its calibration's
+/// 257–4040 B range with o_s [926, 1680] ns and G [0.22, 0.52] ns/B.
 #[test]
 fn openmpi_advises_the_eager_limit_for_a_6000_byte_ping_pong() {
-    let r = pingpong(Mpi::OpenMpi, 6000, &[], "advise_openmpi_once");
+    let r = run_again_while(
+        "advise_openmpi_once",
+        |name| pingpong(Mpi::OpenMpi, 6000, &[], name),
+        |r| {
+            let a = blocking_send(r);
+            let declined = !a.advised
+                && a.notes.iter().any(|n| {
+                    n.contains("no candidate's predicted saving has an interval above zero")
+                });
+            declined.then(|| format!("no advice: {:?}", a.candidates))
+        },
+    );
     let a = blocking_send(&r);
     assert!(a.advised, "{a:#?}");
     let s = a.setting.clone().unwrap();
