@@ -77,7 +77,10 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
     /// 1 B, and located no switch, unmarked).
     fn note_stall(&mut self) {
         let (fast, slow) = (self.cmd_fastest_ns, self.cmd_slowest_ns);
-        if fast != u64::MAX && slow >= fast.saturating_add(STALL_NS) && slow > STALL_FACTOR * fast {
+        if fast != u64::MAX
+            && slow >= fast.saturating_add(STALL_NS)
+            && slow > STALL_FACTOR.saturating_mul(fast)
+        {
             self.longest_stall_ns = self.longest_stall_ns.max(slow - fast);
         }
         (self.cmd_fastest_ns, self.cmd_slowest_ns, self.cmd_reps) = (u64::MAX, 0, 0);
