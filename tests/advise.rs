@@ -38,12 +38,34 @@ fn pingpong(mpi: Mpi, bytes: u64, env: &[(&str, String)], name: &str) -> Report 
     job(mpi, "pingpong.c", &[&args[0], &args[1]], env, name)
 }
 
+/// The reference round trip of `pingpong_with_reference`: eager under every setting the
+/// advice can give, so its time moves with the machine's level only.
+const REFERENCE_BYTES: u64 = 1000;
+
+/// The same ping-pong, each round trip followed by one of `REFERENCE_BYTES` (the control
+/// of tests/c/pingpong.c).
+fn pingpong_with_reference(mpi: Mpi, bytes: u64, env: &[(&str, String)], name: &str) -> Report {
+    let args = [bytes, TRIPS as u64, REFERENCE_BYTES].map(|x| x.to_string());
+    job(
+        mpi,
+        "pingpong.c",
+        &[&args[0], &args[1], &args[2]],
+        env,
+        name,
+    )
+}
+
 /// Time in MPI_Send and MPI_Recv, both ranks.
 fn send_recv_ns(r: &Report) -> f64 {
     r.ranks
         .iter()
         .flat_map(|k| ["MPI_Send", "MPI_Recv"].map(|f| k.calls.get(f).map_or(0.0, |c| c.time_ns)))
         .sum()
+}
+
+/// Both ranks' time in MPI_Send and MPI_Recv for the messages of exactly `bytes`.
+fn priced_ns(r: &Report, bytes: u64) -> f64 {
+    pair_ns_in(r, bytes, bytes)
 }
 
 /// The model's own check of a job: a ping-pong's MPI_Send + MPI_Recv time per message
@@ -61,7 +83,7 @@ fn observed_over_model(r: &Report, bytes: u64, trips: f64) -> f64 {
     let (_, prtt) = side
         .min_by_key(|(s, _)| s.abs_diff(bytes))
         .expect("a point on the same side");
-    send_recv_ns(r) / (2.0 * trips) / prtt
+    priced_ns(r, bytes) / (2.0 * trips) / prtt
 }
 
 /// Time both ranks spent in MPI_Send and MPI_Recv for the messages of `lo..=hi` bytes, from
@@ -96,15 +118,19 @@ fn warned(a: &Advice) -> bool {
     a.saving_warning.is_some()
 }
 
-/// The first job's level over the rerun's (`level_ns` up to 4040 B, below the eager limit
-/// in both jobs). CI at 8a3a6c5 ran one rerun at 175 ms where the others took 42–53 ms,
-/// its own calibration as slow (observed / model 1.01), and scored a miss.
+/// The first job's level over the rerun's, from the reference round trips timed beside
+/// the priced ones. Until 2026-11-27 it came from each job's calibration (`level_ns` up to
+/// 4040 B), taken at MPI_Init, which a level that moves after MPI_Init escapes: CI at
+/// c36daef ran three of six reruns at 1.65–1.81 × their own calibration's price (353–366
+/// ms where the others took 198–235), three misses. The reference is timed where the
+/// job ran: rerun by hand with the advised value, the 6000-byte round trip over the 1000-
+/// byte one held at 2.15–2.31 in six jobs, 2.23 at 10.6 µs per round trip and at 3.8.
 fn level_ratio(before: &Report, after: &Report) -> f64 {
-    level_ns(before, 4040) / level_ns(after, 4040)
+    priced_ns(before, REFERENCE_BYTES) / priced_ns(after, REFERENCE_BYTES)
 }
 
-/// Advises, reruns with the advised value, and compares the measured drop in the job's
-/// MPI_Send + MPI_Recv time with the prediction (the rerun at the first job's level,
+/// Advises, reruns with the advised value, and compares the measured drop in the priced
+/// messages' MPI_Send + MPI_Recv time with the prediction (the rerun at the first job's level,
 /// `level_ratio`), pair after pair until `hits` pairs land within 0.5–`band` × the
 /// prediction, at most `max_pairs`. Every pair counts (issue 22 (d)): a pair where either
 /// job ran away from its calibration (on this VM the cost of the same exchange changes
@@ -131,7 +157,8 @@ fn advice_holds(
         if hit >= hits {
             break;
         }
-        let before = pingpong(mpi, bytes, &[], &format!("advise_{}_{k}", mpi.name()));
+        let before =
+            pingpong_with_reference(mpi, bytes, &[], &format!("advise_{}_{k}", mpi.name()));
         let a = blocking_send(&before);
         if !a.advised {
             // Said before any rerun: the saving's interval reached zero in this job.
@@ -148,7 +175,7 @@ fn advice_holds(
         assert_eq!(s.name, knob);
         let value = s.value.unwrap();
         assert!(value >= min_value, "{}: advised {value}", mpi.name());
-        let after = pingpong(
+        let after = pingpong_with_reference(
             mpi,
             bytes,
             &[(env_name, value.to_string())],
@@ -156,7 +183,7 @@ fn advice_holds(
         );
         let predicted = a.predicted_saving_ns.unwrap();
         let scale = level_ratio(&before, &after);
-        let measured = send_recv_ns(&before) - send_recv_ns(&after) * scale;
+        let measured = priced_ns(&before, bytes) - priced_ns(&after, bytes) * scale;
         let fit = [
             observed_over_model(&before, bytes, TRIPS),
             observed_over_model(&after, bytes, TRIPS),
@@ -187,8 +214,8 @@ fn advice_holds(
             predicted / 1e6,
             a.predicted_saving_ns_ci.map(|[x, y]| [x / 1e6, y / 1e6]),
             measured / 1e6,
-            send_recv_ns(&before) / 1e6,
-            send_recv_ns(&after) / 1e6
+            priced_ns(&before, bytes) / 1e6,
+            priced_ns(&after, bytes) / 1e6
         ));
         eprintln!("{}", seen.last().unwrap());
     }
@@ -436,7 +463,9 @@ fn advise_measure_prices_what_the_eager_line_cannot_reach() {
             break;
         }
         let name = format!("advise_measure_{k}");
-        let before = calibrated_through(&name, |n| pingpong(Mpi::OpenMpi, 12000, &[], n));
+        let before = calibrated_through(&name, |n| {
+            pingpong_with_reference(Mpi::OpenMpi, 12000, &[], n)
+        });
         let a = blocking_send(&before);
         assert!(!a.advised, "{name}: {a:#?}");
         assert!(
@@ -464,14 +493,14 @@ fn advise_measure_prices_what_the_eager_line_cannot_reach() {
         assert_eq!(m["value"], 12056, "{name}: {v:#}");
         assert_eq!(m["messages_priced"], 40000, "{name}: {v:#}");
         let predicted = m["predicted_saving_ns"].as_f64().expect("a saving");
-        let after = pingpong(
+        let after = pingpong_with_reference(
             Mpi::OpenMpi,
             12000,
             &[("OMPI_MCA_btl_vader_eager_limit", "12056".to_string())],
             &format!("{name}_after"),
         );
         let scale = level_ratio(&before, &after);
-        let measured = send_recv_ns(&before) - send_recv_ns(&after) * scale;
+        let measured = priced_ns(&before, 12000) - priced_ns(&after, 12000) * scale;
         let ratio = measured / predicted;
         let hit = (0.5..=2.0).contains(&ratio);
         hits += usize::from(hit);
@@ -481,8 +510,8 @@ fn advise_measure_prices_what_the_eager_line_cannot_reach() {
             predicted / 1e6,
             m["predicted_saving_ns_ci"],
             measured / 1e6,
-            send_recv_ns(&before) / 1e6,
-            send_recv_ns(&after) / 1e6,
+            priced_ns(&before, 12000) / 1e6,
+            priced_ns(&after, 12000) / 1e6,
             if hit { "hit" } else { "miss" }
         ));
     }
