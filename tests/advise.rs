@@ -445,38 +445,45 @@ fn halo_advice_holds_in_the_median() {
 }
 
 /// Issue 26 §5: `loggp advise --measure` prices what the eager line cannot reach. A
-/// 12000-byte ping-pong under Open MPI (vader's eager limit 4096): `advise` leaves its
-/// 40000 messages unpriced (the line is measured to 3444 B and extrapolated to twice that
-/// at most); `advise --measure -- mpirun -np 2 <init_only>` runs two quick calibrations,
-/// as the job ran and with `btl_vader_eager_limit = 12056`, and prices every message.
-/// Rerun with that value: the time in MPI_Send + MPI_Recv saved (the rerun at the first
-/// job's level, `level_ratio`) lies within 0.5–2× the measured price: pairs until 3 do,
-/// at most 8, at most 2 misses, every pair counted (see `advice_holds` for why). Unscaled, a run at 8a3a6c5 scored 2 of 4 (0.07× and 0.10× where
-/// the rerun's level was 2.0–2.2× the first job's); scaled, the same pairs were 4 of 4
-/// within 1.02–1.36×.
-#[test]
-fn advise_measure_prices_what_the_eager_line_cannot_reach() {
-    let init_only = compile(Mpi::OpenMpi, "init_only.c", &[]);
-    let (mut hits, mut misses, mut seen) = (0, 0, vec![]);
+/// ping-pong of `bytes` (with the 1000-byte reference blocks), where `advise` prices none
+/// of its 40000 messages and says why (`why_not`); `advise --measure -- <launcher> -np 2
+/// <init_only>` runs two quick calibrations, as the job ran and with `knob = value`
+/// (every message eager), and prices every message, with no "not priced" note. Rerun
+/// with that value: the time in MPI_Send + MPI_Recv saved on those messages (the rerun at
+/// the first job's level, `level_ratio`) lies within 0.5–2× the measured price: pairs
+/// until 3 do, at most 8, at most 2 misses, every pair counted (see `advice_holds` for
+/// why), except where `--measure` itself declined beforehand because its saving's
+/// interval reached zero (at most half the pairs).
+fn measured_advice_holds(
+    mpi: Mpi,
+    bytes: u64,
+    why_not: &str,
+    (knob, env_name, value): (&str, &str, i64),
+) {
+    let init_only = compile(mpi, "init_only.c", &[]);
+    let launcher: &[&str] = match mpi {
+        Mpi::OpenMpi => &["mpirun.openmpi", "--oversubscribe", "-np", "2"],
+        Mpi::Mpich => &["mpiexec.mpich", "-np", "2"],
+    };
+    let (mut hits, mut misses, mut declined, mut seen) = (0, 0, 0, vec![]);
     for k in 0..8 {
         if hits >= 3 {
             break;
         }
-        let name = format!("advise_measure_{k}");
-        let before = calibrated_through(&name, |n| {
-            pingpong_with_reference(Mpi::OpenMpi, 12000, &[], n)
-        });
+        let name = format!("advise_measure_{}_{bytes}_{k}", mpi.name());
+        let before = calibrated_through(&name, |n| pingpong_with_reference(mpi, bytes, &[], n));
         let a = blocking_send(&before);
         assert!(!a.advised, "{name}: {a:#?}");
         assert!(
-            a.notes.iter().any(|n| n.contains("40000 messages above")),
+            a.notes.iter().any(|n| n.contains(why_not)),
             "{name}: {:?}",
             a.notes
         );
         let o = std::process::Command::new(root().join("target/release/loggp"))
             .args(["advise", "--json", "--measure"])
             .arg(root().join("target/it").join(&name).join("r.json"))
-            .args(["--", "mpirun.openmpi", "--oversubscribe", "-np", "2"])
+            .arg("--")
+            .args(launcher)
             .arg(&init_only)
             .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
             .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -489,18 +496,32 @@ fn advise_measure_prices_what_the_eager_line_cannot_reach() {
         );
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
         let m = &v[0];
-        assert_eq!(m["knob"], "btl_vader_eager_limit", "{name}: {v:#}");
-        assert_eq!(m["value"], 12056, "{name}: {v:#}");
+        assert_eq!(m["knob"], knob, "{name}: {v:#}");
+        assert_eq!(m["value"], value, "{name}: {v:#}");
         assert_eq!(m["messages_priced"], 40000, "{name}: {v:#}");
+        assert!(
+            !m["notes"].to_string().contains("not priced"),
+            "{name}: {v:#}"
+        );
         let predicted = m["predicted_saving_ns"].as_f64().expect("a saving");
+        if m["advised"] != true {
+            declined += 1;
+            seen.push(format!(
+                "pair {k}: predicted {:.1} ms {}: declined beforehand: {}",
+                predicted / 1e6,
+                m["predicted_saving_ns_ci"],
+                m["notes"]
+            ));
+            continue;
+        }
         let after = pingpong_with_reference(
-            Mpi::OpenMpi,
-            12000,
-            &[("OMPI_MCA_btl_vader_eager_limit", "12056".to_string())],
+            mpi,
+            bytes,
+            &[(env_name, value.to_string())],
             &format!("{name}_after"),
         );
         let scale = level_ratio(&before, &after);
-        let measured = priced_ns(&before, 12000) - priced_ns(&after, 12000) * scale;
+        let measured = priced_ns(&before, bytes) - priced_ns(&after, bytes) * scale;
         let ratio = measured / predicted;
         let hit = (0.5..=2.0).contains(&ratio);
         hits += usize::from(hit);
@@ -510,12 +531,55 @@ fn advise_measure_prices_what_the_eager_line_cannot_reach() {
             predicted / 1e6,
             m["predicted_saving_ns_ci"],
             measured / 1e6,
-            priced_ns(&before, 12000) / 1e6,
-            priced_ns(&after, 12000) / 1e6,
+            priced_ns(&before, bytes) / 1e6,
+            priced_ns(&after, bytes) / 1e6,
             if hit { "hit" } else { "miss" }
         ));
     }
-    println!("{seen:#?}");
-    assert!(misses <= 2, "{misses} misses: {seen:#?}");
-    assert!(hits >= 3, "{hits} of {}: {seen:#?}", seen.len());
+    eprintln!("{}: {seen:#?}", mpi.name());
+    assert!(2 * declined <= seen.len(), "{}: {seen:#?}", mpi.name());
+    assert!(misses <= 2, "{}: {misses} misses: {seen:#?}", mpi.name());
+    assert!(
+        hits >= 3,
+        "{}: {hits} of {}: {seen:#?}",
+        mpi.name(),
+        seen.len()
+    );
+}
+
+/// Open MPI over vader (eager limit 4096), a 12000-byte ping-pong: the eager line is
+/// measured to 3444 B and extrapolated to twice that at most; measured with
+/// `btl_vader_eager_limit = 12056`. Unscaled, a run at 8a3a6c5 scored 2 of 4 (0.07× and
+/// 0.10× where the rerun's level was 2.0–2.2× the first job's); scaled, the same pairs
+/// were 4 of 4 within 1.02–1.36×. Not at 64 KiB, which issue 26 names: there, by hand
+/// (2026-11-27), 11 of 20 scored pairs lay within 0.5–2×, the median near 0.5×: the
+/// saving is a fifth of the messages' cost (the job's rendezvous round trip 29–36 µs, its
+/// eager one 25–31 µs), and the quick calibrations' eager price moved by as much between
+/// runs (see the note of that day).
+#[test]
+fn advise_measure_prices_what_the_eager_line_cannot_reach() {
+    measured_advice_holds(
+        Mpi::OpenMpi,
+        12000,
+        "40000 messages above",
+        (
+            "btl_vader_eager_limit",
+            "OMPI_MCA_btl_vader_eager_limit",
+            12056,
+        ),
+    );
+}
+
+/// MPICH over UCX (rendezvous from 8255 B), a 64 KiB ping-pong, which `advise` does not
+/// price past the limit the layer beneath names; measured with `UCX_RNDV_THRESH = 65537`.
+/// By hand (2026-11-27): 3 of 3 pairs at 0.81–1.31×, and 3 of 4 in the test's first run
+/// (the fourth 3.07×, its interval [116, 396] ms).
+#[test]
+fn advise_measure_prices_a_64_kib_ping_pong_under_mpich() {
+    measured_advice_holds(
+        Mpi::Mpich,
+        65536,
+        "the layer beneath names 8248 B",
+        ("UCX_RNDV_THRESH", "UCX_RNDV_THRESH", 65537),
+    );
 }

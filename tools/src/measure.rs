@@ -24,7 +24,8 @@
 //! job's own rendezvous messages cost more than the calibration's (7.3 against 6.2 µs)
 //! while its eager ones did not. Interval: the same
 //! saving per calibration pass (each point's `prtt_1_0_reps_ns` hold one value per
-//! pass), from the second smallest to the second largest (with five passes or more).
+//! pass), from the second smallest to the second largest (with five passes or more). The
+//! change is advised, with its command, only where that interval lies above zero.
 use crate::run::{self, Flavor, Launcher};
 use loggp_model::advise::{advise, Advice};
 use loggp_report::{CalibrationSet, Mode, PeerClass, Report};
@@ -43,6 +44,9 @@ pub struct Measured {
     pub messages_priced: u64,
     pub predicted_saving_ns: Option<f64>,
     pub predicted_saving_ns_ci: Option<[f64; 2]>,
+    /// Whether the change is advised: a saving whose interval lies above zero, as
+    /// `loggp advise` asks of its own. Otherwise a note says why, and no command is given.
+    pub advised: bool,
     pub commands: Vec<String>,
     pub notes: Vec<String>,
 }
@@ -210,6 +214,7 @@ fn one(
         messages_priced: 0,
         predicted_saving_ns: None,
         predicted_saving_ns_ci: None,
+        advised: false,
         commands: vec![],
         notes: vec![],
     };
@@ -310,6 +315,25 @@ fn one(
             .and_then(|i| per_pass.get(i)),
     ) {
         m.predicted_saving_ns_ci = Some([lo.min(saving), hi.max(saving)]);
+    }
+    // As `loggp advise`: no change where the saving's interval reaches zero (a 64 KiB
+    // ping-pong measured [−155, 270] ms once, and its rerun saved −57 ms).
+    match m.predicted_saving_ns_ci {
+        Some([lo, hi]) if lo <= 0.0 => {
+            m.notes.push(format!(
+                "no change advised: the saving's interval [{:.3} … {:.3}] ms reaches zero (the measuring runs' passes disagree)",
+                lo / 1e6,
+                hi / 1e6
+            ));
+            return Ok(Some(m));
+        }
+        None => {
+            m.notes.push(
+                "no change advised: too few calibration passes for the saving's interval".into(),
+            );
+            return Ok(Some(m));
+        }
+        Some(_) => m.advised = true,
     }
     let (k, v) = knob_env(&setting.name, value);
     m.commands = match flavor {
