@@ -273,7 +273,7 @@ fn one(
     let passes = sa.passes.unwrap_or(0).min(sb.passes.unwrap_or(0)) as usize;
     let (mut saving, mut per_pass) = (0.0, vec![0.0; passes]);
     // Per priced message, summed: the job's own cost, A's and B's round trips at the job's
-    // level, and A's refill exchange over its plain one (see `protocol_alone`).
+    // level (see `protocol_alone`).
     let mut sums = Sums::default();
     let own = loggp_model::advise::pair_ns_per_message(r, a.peer_class, a.mode, &above);
     for (i, b) in above.iter().enumerate() {
@@ -289,13 +289,6 @@ fn one(
         sums.now += c * now;
         sums.a += c * pa * lj / la;
         sums.b += c * pb * lj / lb;
-        if let (Some(refill), Some(plain)) = (
-            at(sa, x, &|p| p.exchange_refill_ns),
-            at(sa, x, &|p| p.exchange_ns),
-        ) {
-            sums.refill += c * refill;
-            sums.plain += c * plain;
-        }
         for (k, v) in per_pass.iter_mut().enumerate() {
             let rep = |s: &CalibrationSet| at(s, x, &|p| p.prtt_1_0_reps_ns.get(k).copied());
             if let (Some(ra), Some(rb), Some(lka), Some(lkb)) =
@@ -316,7 +309,8 @@ fn one(
     if m.messages_priced == 0 {
         return Ok(Some(m));
     }
-    if let Some(n) = protocol_alone(&sums) {
+    let refill = loggp_model::advise::refill_over_plain(&now, a.peer_class, &above);
+    if let Some(n) = protocol_alone(&sums, refill) {
         m.notes.push(n);
     }
     m.predicted_saving_ns = Some(saving);
@@ -372,12 +366,12 @@ struct Sums {
     now: f64,
     a: f64,
     b: f64,
-    refill: f64,
-    plain: f64,
 }
 
 /// Where the measuring runs' own round trips show no saving (B's eager ones at least A's),
-/// the saving rests wholly on the job's cost above A's round trips, and the note says so.
+/// the saving rests wholly on the job's cost above A's round trips, and the note says so,
+/// with A's refill exchange over its plain one where A measured it
+/// (`loggp_model::advise::refill_over_plain`).
 /// Seen on every job `tests/advise.rs` measures (2026-11-27): B over A 1.2–1.5 × for
 /// Open MPI at 12000 B, 1.3–1.5 × for MPICH at 64 KiB, 1.7–2.1 × for Open MPI at 64 KiB
 /// (8 of 9 pairs of runs; 0.65 × once, B in the machine's fast phase), while the
@@ -385,18 +379,13 @@ struct Sums {
 /// trips; its rendezvous reads lines the partner has just written, as A's refill
 /// exchange does (2 × its plain exchange at 64 KiB), its eager messages not. Reruns saved
 /// what was priced at 12000 B and under MPICH, and half of it for Open MPI at 64 KiB.
-fn protocol_alone(s: &Sums) -> Option<String> {
+fn protocol_alone(s: &Sums, refill_over_plain: Option<f64>) -> Option<String> {
     if s.a <= 0.0 || s.b < s.a {
         return None;
     }
-    let refill = if s.plain > 0.0 {
-        format!(
-            " (A's exchange that sends back what it received took {:.2} × its plain one at these sizes)",
-            s.refill / s.plain
-        )
-    } else {
-        String::new()
-    };
+    let refill = refill_over_plain
+        .map(|x| format!(" (A's exchange that sends back what it received took {x:.2} × its plain one at these sizes)"))
+        .unwrap_or_default();
     Some(format!(
         "the measuring runs' ping-pong, from one buffer into another, is no faster eager: B's round trips are {:.2} × A's at these sizes; the saving comes from the job's own time, {:.2} × A's round trips, as in a job that sends what it has just received{refill}, and whether its eager messages cost what B's did is not measured",
         s.b / s.a,
@@ -451,17 +440,17 @@ mod tests {
             now: 30.0,
             a: 12.0,
             b: 10.0,
-            ..Default::default()
         };
-        assert_eq!(protocol_alone(&eager_faster), None);
+        assert_eq!(protocol_alone(&eager_faster, Some(2.0)), None);
         let eager_slower = Sums {
             now: 30.0,
             a: 12.0,
             b: 24.0,
-            refill: 14.0,
-            plain: 7.0,
         };
-        let n = protocol_alone(&eager_slower).expect("a note");
+        assert!(!protocol_alone(&eager_slower, None)
+            .expect("a note")
+            .contains("plain one"));
+        let n = protocol_alone(&eager_slower, Some(2.0)).expect("a note");
         assert!(n.contains("2.00 × A's at these sizes"), "{n}");
         assert!(n.contains("2.50 × A's round trips"), "{n}");
         assert!(n.contains("took 2.00 × its plain one"), "{n}");

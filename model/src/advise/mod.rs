@@ -30,7 +30,7 @@ pub mod switch;
 pub mod types;
 
 pub use algorithm::{algorithm_advice, AlgorithmAdvice};
-pub use pricing::pair_ns_per_message;
+pub use pricing::{pair_ns_per_message, refill_over_plain};
 pub use raw_share::{raw_share, RawShare};
 pub use standout::{standout_ranks, Standout};
 pub use switch::advise;

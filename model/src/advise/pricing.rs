@@ -91,7 +91,7 @@ pub(super) fn model_check(r: &Report, a: &mut Advice, priced: &[&Bin], rdv: &[(f
 /// names. At 64 KiB under Open MPI vader's rendezvous it was 1.8–2.1 × in eight runs, and
 /// a ping-pong that sends back the buffer it received into ran at 2.2–3.0 × the round
 /// trips (2026-11-27).
-fn refill_over_plain(r: &Report, class: PeerClass, priced: &[&Bin]) -> Option<f64> {
+pub fn refill_over_plain(r: &Report, class: PeerClass, priced: &[&Bin]) -> Option<f64> {
     let set = r
         .calibration
         .mpi
