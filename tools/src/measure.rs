@@ -329,23 +329,11 @@ fn one(
     }
     // As `loggp advise`: no change where the saving's interval reaches zero (a 64 KiB
     // ping-pong measured [−155, 270] ms once, and its rerun saved −57 ms).
-    match m.predicted_saving_ns_ci {
-        Some([lo, hi]) if lo <= 0.0 => {
-            m.notes.push(format!(
-                "no change advised: the saving's interval [{:.3} … {:.3}] ms reaches zero (the measuring runs' passes disagree)",
-                lo / 1e6,
-                hi / 1e6
-            ));
-            return Ok(Some(m));
-        }
-        None => {
-            m.notes.push(
-                "no change advised: too few calibration passes for the saving's interval".into(),
-            );
-            return Ok(Some(m));
-        }
-        Some(_) => m.advised = true,
+    if let Some(why) = declined(m.predicted_saving_ns_ci) {
+        m.notes.push(why);
+        return Ok(Some(m));
     }
+    m.advised = true;
     let (k, v) = knob_env(&setting.name, value);
     m.commands = match flavor {
         Flavor::OpenMpi => vec![
@@ -358,6 +346,28 @@ fn one(
         ],
     };
     Ok(Some(m))
+}
+
+/// Why no change is advised for a saving with this interval (ns), if it is not: the
+/// interval reaches zero (the measuring runs' passes disagree), lies below it (the larger
+/// setting costs the job more: LAMMPS melt, 2 ranks, Open MPI vader, 24010 messages of
+/// 26–32 KiB priced at −120 ms [−177 … −87] with `btl_vader_eager_limit = 70040`), or
+/// is missing.
+fn declined(ci: Option<[f64; 2]>) -> Option<String> {
+    match ci {
+        Some([lo, hi]) if hi <= 0.0 => Some(format!(
+            "no change advised: the larger setting costs these messages more: the saving's interval [{:.3} … {:.3}] ms lies below zero",
+            lo / 1e6,
+            hi / 1e6
+        )),
+        Some([lo, hi]) if lo <= 0.0 => Some(format!(
+            "no change advised: the saving's interval [{:.3} … {:.3}] ms reaches zero (the measuring runs' passes disagree)",
+            lo / 1e6,
+            hi / 1e6
+        )),
+        None => Some("no change advised: too few calibration passes for the saving's interval".into()),
+        Some(_) => None,
+    }
 }
 
 /// Sums over the priced messages (ns), each weighted by its count.
@@ -379,8 +389,10 @@ struct Sums {
 /// trips; its rendezvous reads lines the partner has just written, as A's refill
 /// exchange does (2 × its plain exchange at 64 KiB), its eager messages not. Reruns saved
 /// what was priced at 12000 B and under MPICH, and half of it for Open MPI at 64 KiB.
+/// Where the job's own time is no more than B's round trips there is no saving to explain
+/// (LAMMPS melt: the job at 1.00 × A's round trips, B at 1.66 ×).
 fn protocol_alone(s: &Sums, refill_over_plain: Option<f64>) -> Option<String> {
-    if s.a <= 0.0 || s.b < s.a {
+    if s.a <= 0.0 || s.b < s.a || s.now <= s.b {
         return None;
     }
     let refill = refill_over_plain
@@ -454,5 +466,28 @@ mod tests {
         assert!(n.contains("2.00 × A's at these sizes"), "{n}");
         assert!(n.contains("2.50 × A's round trips"), "{n}");
         assert!(n.contains("took 2.00 × its plain one"), "{n}");
+        // No saving to explain: the job's own time below B's round trips.
+        let no_saving = Sums {
+            now: 12.0,
+            a: 12.0,
+            b: 20.0,
+        };
+        assert_eq!(protocol_alone(&no_saving, Some(2.0)), None);
+    }
+
+    /// An interval below zero says the change costs more; one across zero that the
+    /// passes disagree; one above zero advises.
+    #[test]
+    fn a_saving_below_zero_is_a_cost_not_a_disagreement() {
+        let below = declined(Some([-176.8e6, -86.5e6])).expect("declined");
+        assert!(below.contains("costs these messages more"), "{below}");
+        assert!(
+            below.contains("[-176.800 … -86.500] ms lies below zero"),
+            "{below}"
+        );
+        let across = declined(Some([-155e6, 270e6])).expect("declined");
+        assert!(across.contains("reaches zero"), "{across}");
+        assert!(declined(None).is_some());
+        assert_eq!(declined(Some([90e6, 150e6])), None);
     }
 }

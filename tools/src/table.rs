@@ -7,6 +7,10 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
     /// A line under the table (what the columns mean, what is missing).
     pub note: Option<String>,
+    /// As text, each row a numbered block, one line per column ("evidence: …"), rather
+    /// than a line: for rows of sentences (the findings), which a fixed-width line
+    /// stretches past any terminal.
+    pub blocks: bool,
 }
 
 impl Table {
@@ -22,24 +26,34 @@ impl Table {
         self.rows.push(cells);
     }
 
-    /// Fixed-width text: the first column left-aligned, the others right-aligned.
+    /// Fixed-width text: the first column left-aligned, the others right-aligned where
+    /// every value in them reads as a number (`1..256`, `668.30 ms ±6.44`, `29 % [12 … 37]`,
+    /// `—`), left-aligned where some value is words (a finding, a call site, an
+    /// algorithm), whose ragged left edge a right alignment would make hard to read.
     pub fn text(&self) -> String {
+        if self.blocks {
+            return self.text_blocks();
+        }
         let n = self.header.len();
         let mut w: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        let mut numeric = vec![true; n];
         for r in &self.rows {
             for (i, c) in r.iter().enumerate().take(n) {
                 w[i] = w[i].max(c.chars().count());
+                numeric[i] &= reads_as_number(c);
             }
         }
         let line = |cells: &[String]| {
             let mut s = String::from("  ");
             for (i, c) in cells.iter().enumerate().take(n) {
                 let pad = w[i].saturating_sub(c.chars().count());
-                if i == 0 {
+                if i > 0 {
+                    s += "  ";
+                }
+                if i == 0 || !numeric[i] {
                     s += c;
                     s += &" ".repeat(pad);
                 } else {
-                    s += "  ";
                     s += &" ".repeat(pad);
                     s += c;
                 }
@@ -50,6 +64,27 @@ impl Table {
         o += &line(&self.header);
         for r in &self.rows {
             o += &line(r);
+        }
+        if let Some(n) = &self.note {
+            o += &format!("  ({n})\n");
+        }
+        o
+    }
+
+    /// Each row as a block: `N. <first column after the number>`, then one indented line
+    /// per further column, `header: value` (empty values left out).
+    fn text_blocks(&self) -> String {
+        let mut o = format!("\n{}\n", self.title);
+        for r in &self.rows {
+            let mut cells = r.iter().zip(&self.header);
+            let (Some((number, _)), Some((first, _))) = (cells.next(), cells.next()) else {
+                continue;
+            };
+            let indent = " ".repeat(number.chars().count() + 4);
+            o += &format!("  {number}. {first}\n");
+            for (c, h) in cells.filter(|(c, _)| !c.is_empty()) {
+                o += &format!("{indent}{h}: {c}\n");
+            }
         }
         if let Some(n) = &self.note {
             o += &format!("  ({n})\n");
@@ -76,6 +111,20 @@ impl Table {
         }
         o
     }
+}
+
+/// Whether a cell reads as a number (a value, a range, an interval, a share, or none):
+/// it starts with a digit, a sign, `±`, `[`, `<`, `~` or `—` and holds no word of more
+/// than two letters but a unit (`ns`, `µs`, `ms`, `MiB`, …).
+fn reads_as_number(c: &str) -> bool {
+    const UNITS: [&str; 9] = ["ns", "µs", "ms", "s", "B", "KiB", "MiB", "GiB", "x"];
+    let Some(first) = c.trim_start().chars().next() else {
+        return true;
+    };
+    (first.is_ascii_digit() || "+-−±[<>~—.".contains(first))
+        && c.split(|ch: char| !ch.is_alphabetic())
+            .filter(|w| !w.is_empty())
+            .all(|w| w.chars().count() <= 2 || UNITS.contains(&w))
 }
 
 /// Escapes text for HTML and SVG.
@@ -192,6 +241,70 @@ mod tests {
         assert!(s.contains("  1..4040        <5 ns\n"), "{s}");
         assert!(t.html().contains("<td>&lt;5 ns</td>"));
         assert_eq!(fmt_ns(Some(f64::NAN)), "—");
+    }
+
+    /// Columns of words are left-aligned (their right alignment left a ragged left edge
+    /// in the findings and the call sites), columns of numbers right-aligned.
+    #[test]
+    fn words_align_left_and_numbers_right() {
+        let mut t = Table::new("T", &["rank", "function", "time", "share"]);
+        t.row(vec![
+            "0".into(),
+            "MPI_Send".into(),
+            "668.30 ms ±6.44".into(),
+            "29 % [12 … 37]".into(),
+        ]);
+        t.row(vec![
+            "1".into(),
+            "MPI_Allreduce".into(),
+            "1.04 µs".into(),
+            "—".into(),
+        ]);
+        let s = t.text();
+        assert!(
+            s.contains("  0     MPI_Send       668.30 ms ±6.44  29 % [12 … 37]\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains("  1     MPI_Allreduce          1.04 µs               —\n"),
+            "{s}"
+        );
+        for number in [
+            "4041..524288",
+            "0.5792 +0.5617 −0.2176",
+            "1.08 s",
+            "12",
+            "—",
+            "24.9 %",
+        ] {
+            assert!(reads_as_number(number), "{number}");
+        }
+        for words in [
+            "eager",
+            "rank 1 waits for rank 0",
+            "liblammps.so.0+0x2b0caa (f())",
+            "5 messages sampled",
+            "#####RRRR",
+        ] {
+            assert!(!reads_as_number(words), "{words}");
+        }
+    }
+
+    /// A table of sentences as numbered blocks, one line per column.
+    #[test]
+    fn blocks_put_each_column_on_its_own_line() {
+        let mut t = Table::new("Findings", &["#", "finding", "time at stake", "what to do"]);
+        t.row(vec![
+            "1".into(),
+            "rank 1 waits".into(),
+            "1.00 ms ±0.10".into(),
+            String::new(),
+        ]);
+        t.blocks = true;
+        assert_eq!(
+            t.text(),
+            "\nFindings\n  1. rank 1 waits\n     time at stake: 1.00 ms ±0.10\n"
+        );
     }
 
     /// An interval that reaches 10^4 of its value's unit is printed in its own units;

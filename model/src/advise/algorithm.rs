@@ -249,22 +249,33 @@ pub fn algorithm_advice(r: &Report) -> Vec<AlgorithmAdvice> {
         .collect()
 }
 
+/// The algorithm in use per size, neighbouring bins of the same algorithm and source as
+/// one span (`1..27 B: pipeline (fixed rules)`): a job's collectives of many small sizes
+/// (LAMMPS melt's Bcasts: 17 bins of 1–79 B) listed bin by bin made one line of 600
+/// characters that said two things.
+fn in_use(rows: &[&CollectiveModel]) -> Vec<String> {
+    let mut sorted: Vec<&CollectiveModel> = rows.to_vec();
+    sorted.sort_by_key(|x| (x.size_lo_bytes, x.size_hi_bytes));
+    let mut spans: Vec<(u64, u64, &str, &str)> = vec![];
+    for x in sorted {
+        let alg = x.algorithm.as_deref().unwrap_or("not known");
+        let source = x.algorithm_source.as_deref().unwrap_or("-");
+        match spans.last_mut() {
+            Some(last) if last.2 == alg && last.3 == source => last.1 = last.1.max(x.size_hi_bytes),
+            _ => spans.push((x.size_lo_bytes, x.size_hi_bytes, alg, source)),
+        }
+    }
+    spans
+        .into_iter()
+        .map(|(lo, hi, alg, source)| format!("{lo}..{hi} B: {alg} ({source})"))
+        .collect()
+}
+
 fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) -> AlgorithmAdvice {
     let mut a = AlgorithmAdvice {
         function,
         comm_size,
-        in_use: rows
-            .iter()
-            .map(|x| {
-                format!(
-                    "{}..{} B: {} ({})",
-                    x.size_lo_bytes,
-                    x.size_hi_bytes,
-                    x.algorithm.as_deref().unwrap_or("not known"),
-                    x.algorithm_source.as_deref().unwrap_or("-")
-                )
-            })
-            .collect(),
+        in_use: in_use(rows),
         calls: rows.iter().map(|x| calls(r, x)).sum(),
         advised: false,
         algorithm: None,
@@ -473,4 +484,44 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
     a.command = a.commands.first().cloned();
     a.algorithm = Some(name);
     a
+}
+
+#[cfg(test)]
+mod in_use_tests {
+    use super::*;
+
+    fn row(lo: u64, hi: u64, alg: &str) -> CollectiveModel {
+        CollectiveModel {
+            function: "MPI_Bcast".into(),
+            comm_size: 2,
+            size_lo_bytes: lo,
+            size_hi_bytes: hi,
+            algorithm: Some(alg.into()),
+            algorithm_source: Some("fixed rules".into()),
+            ..Default::default()
+        }
+    }
+
+    /// Neighbouring bins of one algorithm are one span; another algorithm between them
+    /// starts a new one.
+    #[test]
+    fn bins_of_one_algorithm_are_one_span() {
+        let rows = [
+            row(32, 35, "binary_tree"),
+            row(1, 1, "pipeline"),
+            row(4, 4, "pipeline"),
+            row(26, 27, "pipeline"),
+            row(72, 79, "binary_tree"),
+            row(65536, 65536, "pipeline"),
+        ];
+        let refs: Vec<&CollectiveModel> = rows.iter().collect();
+        assert_eq!(
+            in_use(&refs),
+            [
+                "1..27 B: pipeline (fixed rules)",
+                "32..79 B: binary_tree (fixed rules)",
+                "65536..65536 B: pipeline (fixed rules)"
+            ]
+        );
+    }
 }

@@ -237,12 +237,14 @@ fn scope<'a>(
         .partition(|b| b.largest_bytes <= reach);
     if !beyond.is_empty() {
         let n: u64 = beyond.iter().map(|b| b.count).sum();
+        // What prices them: a calibration run under the larger setting (issue 26 §5).
+        let measure = "; `loggp advise --measure <report> -- <launcher> -np 2 <program> <args>` calibrates under the larger setting and prices them";
         a.notes.push(match layer {
             Some((what, x)) => format!(
-                "{n} messages above {x} B are not priced: the layer beneath names {x} B as a limit ({what}); past it an eager message goes another way, which the eager line below does not describe"
+                "{n} messages above {x} B are not priced: the layer beneath names {x} B as a limit ({what}); past it an eager message goes another way, which the eager line below does not describe{measure}"
             ),
             None => format!(
-                "{n} messages above {reach} B are not priced: the eager line is measured to {eager_max} B and extrapolated to twice that at most{}",
+                "{n} messages above {reach} B are not priced: the eager line is measured to {eager_max} B and extrapolated to twice that at most{}{measure}",
                 if rdv_max < 2 * eager_max { format!(", the rendezvous points reach {rdv_max} B") } else { String::new() }
             ),
         });

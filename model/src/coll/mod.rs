@@ -300,6 +300,21 @@ fn early_entry(row: &CollectiveModel, lead_ns: f64) -> Option<String> {
     })
 }
 
+/// The cheapest algorithm by the model; the one in use where it ties (an algorithm that
+/// falls back to another at this size runs the same schedule: LAMMPS melt's 4-byte
+/// Allreduce under ring was shown "best: recursive_doubling" at the same 596 ns, with a
+/// setting to force it).
+fn best_of(alternatives: &[AlgorithmCost], in_use: Option<&str>) -> Option<AlgorithmCost> {
+    let cheapest = alternatives
+        .iter()
+        .min_by(|a, b| a.predicted_ns.total_cmp(&b.predicted_ns))?;
+    let tied = alternatives.iter().find(|a| {
+        Some(a.algorithm.as_str()) == in_use
+            && a.predicted_ns <= cheapest.predicted_ns * (1.0 + 1e-9)
+    });
+    Some(tied.unwrap_or(cheapest).clone())
+}
+
 /// Every collective of the report priced per algorithm, beside its measured cost.
 pub fn rows(r: &Report) -> Vec<CollectiveModel> {
     let hosts: std::collections::BTreeSet<&str> = r.ranks.iter().map(|x| x.host.as_str()).collect();
@@ -415,11 +430,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             if let Some(why) = early_entry(&row, x.lead_ns) {
                 notes.push(why);
             }
-            row.best = row
-                .alternatives
-                .iter()
-                .min_by(|a, b| a.predicted_ns.total_cmp(&b.predicted_ns))
-                .cloned();
+            row.best = best_of(&row.alternatives, row.algorithm.as_deref());
         }
         row.note = Some(notes.join("; "));
         out.push(row);

@@ -350,3 +350,23 @@ fn an_early_member_explains_a_cost_below_the_price() {
     // Above the price: an early entry does not explain that.
     assert!(super::early_entry(&row(550.0, 900.0), 220.0).is_none());
 }
+
+/// The best by the model is the one in use where another only ties with it.
+#[test]
+fn a_tie_keeps_the_algorithm_in_use_as_the_best() {
+    let alt = |name: &str, ns: f64| loggp_report::AlgorithmCost {
+        algorithm: name.into(),
+        predicted_ns: ns,
+        ..Default::default()
+    };
+    let v = [
+        alt("recursive_doubling", 596.0),
+        alt("ring", 596.0),
+        alt("linear", 900.0),
+    ];
+    let best = |in_use| super::best_of(&v, in_use).map(|b| b.algorithm);
+    assert_eq!(best(Some("ring")).as_deref(), Some("ring"));
+    assert_eq!(best(Some("linear")).as_deref(), Some("recursive_doubling"));
+    assert_eq!(best(None).as_deref(), Some("recursive_doubling"));
+    assert_eq!(super::best_of(&[], Some("ring")), None);
+}

@@ -266,6 +266,7 @@ pub fn table(r: &Report) -> Option<Table> {
         ]);
     }
     t.note = Some("ranked by the time at stake; the tables below hold the details".into());
+    t.blocks = true;
     Some(t)
 }
 
