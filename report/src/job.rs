@@ -65,6 +65,13 @@ pub struct RankEntry {
     pub host: String,
     pub pid: u32,
     pub time_in_mpi_ns: f64,
+    /// This rank's own wall time, from its MPI_Init's entry to its report, less loggp's
+    /// own work on it (set-up and calibration after the MPI's Init, Finalize's
+    /// reduction): the span its `time_in_mpi_ns` lies in. `job.wall_time_ns` is rank 0's,
+    /// and a rank that entered MPI_Init first spent more than that in MPI (MPICH demo:
+    /// rank 1 at 100.3 % of it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_wall_time_ns: Option<f64>,
     /// Threads that made intercepted calls.
     pub threads: u32,
     /// The CPUs online on the rank's host (sysconf), where known: more ranks on a host

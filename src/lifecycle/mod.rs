@@ -128,7 +128,8 @@ fn local_fragment(j: &JobInfo, ns_per_tick: f64, measured: waits::Measured) -> R
         panic!("injected fault (LOGGP_INJECT_FAULT=finalize)");
     }
     let cells = cells::local_cells(ns_per_tick);
-    let entry = cells::rank_entry(j.rank as u32, &j.host, &cells, ns_per_tick);
+    let mut entry = cells::rank_entry(j.rank as u32, &j.host, &cells, ns_per_tick);
+    entry.app_wall_time_ns = Some(report::app_wall_ns(j.facts.start_mono_ns));
     // The Wait and Test calls that completed one nonblocking collective, and the Test
     // calls that polled it before (which completed nothing, so their cells name no mode).
     let polls = crate::record::hooks::complete::COLLECTIVE_POLL_TICKS

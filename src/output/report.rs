@@ -34,6 +34,13 @@ fn loggp_time_ns(now_ns: u64) -> f64 {
     (INIT_WORK_NS.load(Relaxed) + finishing) as f64
 }
 
+/// This rank's wall time from its MPI_Init's entry at `start_mono_ns` to now, less
+/// loggp's own work in it (`RankEntry::app_wall_time_ns`).
+pub fn app_wall_ns(start_mono_ns: u64) -> f64 {
+    let now_ns = clock::monotonic_raw_ns();
+    (now_ns.saturating_sub(start_mono_ns) as f64 - loggp_time_ns(now_ns)).max(0.0)
+}
+
 /// What the report says about the job, learned at MPI_Init (`lifecycle::identity`).
 #[derive(Clone, Debug, Default)]
 pub struct JobFacts {

@@ -50,13 +50,18 @@ pub fn rank_table(r: &Report) -> Option<Table> {
     }
     // The application's wall time: loggp's own work (calibration, reduction) taken out.
     let wall = app_wall_ns(&r.job).unwrap_or(r.job.wall_time_ns);
-    let pct = |t: f64| {
+    let share = |t: f64, wall: f64| {
         if wall > 0.0 {
             format!("{:.1} %", 100.0 * t / wall)
         } else {
             "—".into()
         }
     };
+    let pct = |t: f64| share(t, wall);
+    // A rank's own wall time where the report has it (a rank that entered MPI_Init before
+    // rank 0 spent more than rank 0's wall time in MPI).
+    let rank_pct =
+        |k: &loggp_report::RankEntry| share(k.time_in_mpi_ns, k.app_wall_time_ns.unwrap_or(wall));
     let calls = |k: &loggp_report::RankEntry| k.calls.values().map(|c| c.count).sum::<u64>();
     let family = family_of(r);
     let split = |k: &loggp_report::RankEntry| {
@@ -116,7 +121,7 @@ pub fn rank_table(r: &Report) -> Option<Table> {
             k.rank.to_string(),
             k.host.clone(),
             fmt_ns(Some(k.time_in_mpi_ns)),
-            pct(k.time_in_mpi_ns),
+            rank_pct(k),
             p2p,
             coll,
             other,
