@@ -16,6 +16,32 @@ echo "== MPICH, shim preloaded"
 mpirun.mpich -n 2 -genv LD_PRELOAD "$PWD/target/shim/mpich/libloggp.so" -genv LOGGP_VERBOSE 0 -genv LOGGP_REPORT "$d/m.json" "$d/ovh-mpich"
 echo "== MPICH, no shim"
 mpirun.mpich -n 2 "$d/ovh-mpich"
+# Instructions per intercepted call (valgrind's cachegrind, one rank): exact where the
+# times above move with the machine. Each pattern at 100000 and 200000 iterations, with
+# and without the shim; the added instructions per iteration over its calls. Open MPI
+# only: an MPICH 4.0 singleton under valgrind spins (52 × 10^9 instructions for 100
+# iterations, stopped after 120 s, with or without the shim).
+if command -v valgrind >/dev/null 2>&1; then
+  mpicc.openmpi -O2 -o "$d/ins-openmpi" bench/instructions.c
+  count() { # mpi which iterations preload
+    LD_PRELOAD="$4" LOGGP_CALIBRATE=off LOGGP_REPORT="$d/ins.json" valgrind --tool=cachegrind \
+      --cache-sim=no --cachegrind-out-file=/dev/null "$d/ins-$1" "$2" "$3" 2>&1 |
+      sed -n 's/.*I *refs: *//p' | tr -d ,
+  }
+  for mpi in openmpi; do
+    echo "== instructions per intercepted call, $mpi (cachegrind, 1 rank)"
+    for which in 0 1 2; do
+      name=("MPI_Send to MPI_PROC_NULL" "MPI_Send + MPI_Recv to self" "MPI_Irecv + MPI_Isend + MPI_Waitall to self")
+      calls=(1 2 3)
+      n0=$(( $(count $mpi $which 200000 "") - $(count $mpi $which 100000 "") ))
+      n1=$(( $(count $mpi $which 200000 "$PWD/target/shim/$mpi/libloggp.so") - $(count $mpi $which 100000 "$PWD/target/shim/$mpi/libloggp.so") ))
+      awk -v a="$n0" -v b="$n1" -v c="${calls[$which]}" -v w="${name[$which]}" \
+        'BEGIN { printf "%s: %.0f instructions per iteration without the shim, %.0f with; %.0f added per intercepted call\n", w, a/1e5, b/1e5, (b-a)/1e5/c }'
+    done
+  done
+else
+  echo "== instructions per call: not counted (apt-get install valgrind)"
+fi
 echo "== loggp show of a 1024-rank report (built from tools/tests/fixtures/openmpi_demo.json)"
 cargo run --release -q -p loggp-tools --example many_ranks -- tools/tests/fixtures/openmpi_demo.json 1024 "$d/r1024.json"
 ls -l "$d/r1024.json" | awk '{printf "report: %.1f MB\n", $5/1e6}'
