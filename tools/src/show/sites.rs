@@ -39,6 +39,42 @@ const BINDINGS: [(&str, &str); 6] = [
 struct Object {
     loader: Option<addr2line::Loader>,
     why: Option<String>,
+    /// The object's function symbols with a size, `[start, end)` and name, sorted: a
+    /// name is given only to an address inside its symbol. The nearest symbol before an
+    /// address is no name for it where the object is stripped: mpi4py's module exports
+    /// one symbol, PyInit_MPI, and every call site of it was named so.
+    extents: Vec<(u64, u64, String)>,
+}
+
+impl Object {
+    /// The symbol whose extent holds `probe`, demangled.
+    fn symbol_at(&self, probe: u64) -> Option<String> {
+        let i = self.extents.partition_point(|e| e.0 <= probe);
+        let (start, end, name) = self.extents.get(i.checked_sub(1)?)?;
+        (*start <= probe && probe < *end)
+            .then(|| addr2line::demangle_auto(name.as_str().into(), None).into_owned())
+    }
+}
+
+/// The function symbols of `file` with a size, from its symbol table and its dynamic
+/// one, sorted by start.
+fn extents(file: &object::File) -> Vec<(u64, u64, String)> {
+    use object::{Object as _, ObjectSymbol as _, SymbolKind};
+    let mut v: Vec<(u64, u64, String)> = file
+        .symbols()
+        .chain(file.dynamic_symbols())
+        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0 && s.address() > 0)
+        .filter_map(|s| {
+            Some((
+                s.address(),
+                s.address() + s.size(),
+                s.name().ok()?.to_string(),
+            ))
+        })
+        .collect();
+    v.sort();
+    v.dedup_by_key(|e| e.0);
+    v
 }
 
 fn open(path: &str, build_id: Option<&str>) -> Object {
@@ -48,11 +84,13 @@ fn open(path: &str, build_id: Option<&str>) -> Object {
             return Object {
                 loader: None,
                 why: Some(format!("{path}: {e} (symbolize on a machine that has it)")),
+                extents: vec![],
             }
         }
     };
     use object::Object as _;
-    let here = object::File::parse(&*data).ok().and_then(|f| {
+    let parsed = object::File::parse(&*data).ok();
+    let here = parsed.as_ref().and_then(|f| {
         f.build_id()
             .ok()
             .flatten()
@@ -65,17 +103,21 @@ fn open(path: &str, build_id: Option<&str>) -> Object {
                 why: Some(format!(
                     "{path} differs from the file that ran (build id {have}, not {want})"
                 )),
+                extents: vec![],
             };
         }
     }
+    let extents = parsed.as_ref().map(extents).unwrap_or_default();
     match addr2line::Loader::new(path) {
         Ok(l) => Object {
             loader: Some(l),
             why: None,
+            extents,
         },
         Err(e) => Object {
             loader: None,
             why: Some(format!("{path}: {e}")),
+            extents,
         },
     }
 }
@@ -114,9 +156,7 @@ pub fn resolve(r: &Report) -> Vec<Resolved> {
                     v.file = loc.file.map(str::to_string);
                     v.line = loc.line;
                 }
-                v.symbol = l.find_symbol(probe).map(|n| {
-                    addr2line::demangle_auto(n.into(), None).into_owned()
-                });
+                v.symbol = h.symbol_at(probe);
                 if v.line.is_none() {
                     v.note = Some("no line: the object has no debug information there (build with -g)".into());
                 }
@@ -143,9 +183,7 @@ pub fn symbolize(path: &str, build_id: Option<&str>, address: u64) -> String {
     let o = open(path, build_id);
     let Some(l) = &o.loader else { return fallback };
     let probe = address.saturating_sub(1);
-    let symbol = l
-        .find_symbol(probe)
-        .map(|n| addr2line::demangle_auto(n.into(), None).into_owned());
+    let symbol = o.symbol_at(probe);
     match l.find_location(probe) {
         Ok(Some(loc)) if loc.line.is_some() => format!(
             "{}:{}{}",
@@ -209,4 +247,41 @@ pub fn top_table(r: &Report, n: usize) -> Option<Table> {
         ]);
     }
     Some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An address gets the name of the symbol whose extent holds it, and none past every
+    /// extent (a stripped object's one exported symbol is no name for its other code).
+    #[test]
+    fn a_symbol_names_only_the_addresses_inside_it() {
+        let o = Object {
+            loader: None,
+            why: None,
+            extents: vec![
+                (0x1000, 0x1080, "main".into()),
+                (0x2000, 0x2010, "_ZN4demo4stepEv".into()),
+            ],
+        };
+        assert_eq!(o.symbol_at(0x1000).as_deref(), Some("main"));
+        assert_eq!(o.symbol_at(0x107f).as_deref(), Some("main"));
+        assert_eq!(o.symbol_at(0x1080), None);
+        assert_eq!(o.symbol_at(0x0fff), None);
+        assert_eq!(o.symbol_at(0x2004).as_deref(), Some("demo::step()"));
+        assert_eq!(o.symbol_at(0xe27d0), None);
+    }
+
+    /// On a real object: this test binary's own function holds its own address.
+    #[test]
+    fn extents_are_read_from_a_real_object() {
+        let exe = std::env::current_exe().unwrap();
+        let data = std::fs::read(&exe).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let v = extents(&file);
+        assert!(v.len() > 100, "{} symbols", v.len());
+        assert!(v.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(v.iter().all(|(s, e, _)| s < e));
+    }
 }
