@@ -264,3 +264,28 @@ fn algorithm_saving_is_the_models_share_of_the_measured_cost_in_use() {
     assert!(a.advised && !a.in_use_measured, "{a:?}");
     assert!((a.predicted_saving_ns.unwrap() - 40_000.0).abs() < 1e-6);
 }
+
+/// Where the model misses the algorithm in use and that algorithm is also the cheapest
+/// it prices, the note says so, not that the candidate "runs the same schedule" as
+/// itself.
+#[test]
+fn a_missed_algorithm_that_is_the_cheapest_is_not_its_own_fallback() {
+    let mut r = allreduce_report(&[1390.0, 1410.0]);
+    let x = &mut r.collective_model[0];
+    x.algorithm = Some("recursive_doubling".into());
+    x.algorithm_source = Some("fixed rules".into());
+    x.predicted_ns = Some(600.0);
+    x.measured_ns = Some(1400.0);
+    let a = &super::algorithm_advice(&r)[0];
+    assert!(!a.advised, "{a:?}");
+    assert!(
+        a.notes
+            .iter()
+            .any(|n| n.contains("(recursive_doubling, its measured cost off its price by more than 30 %), which is also the cheapest")),
+        "{a:?}"
+    );
+    assert!(
+        !a.notes.iter().any(|n| n.contains("runs the same schedule")),
+        "{a:?}"
+    );
+}
