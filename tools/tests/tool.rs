@@ -495,6 +495,13 @@ fn diff_finds_one_range_moved_against_the_others() {
     );
     assert!(moved(&scaled(0, 2.0)).is_empty());
     assert!(moved(&scaled(4041, 1.2)).is_empty());
+    // Where the machine's level moved by more than 30 % (the raw transport's smallest
+    // round trips ×3), a range's move against the others is not called a change.
+    let mut level_moved = scaled(4041, 2.0);
+    for p in &mut level_moved.calibration.raw[0].points {
+        p.prtt_1_0_ns = p.prtt_1_0_ns.map(|x| x * 3.0);
+    }
+    assert!(moved(&level_moved).is_empty());
 }
 
 /// `diff` and `show` take loggp's own time out of the wall time (`job.loggp_time_ns`): a

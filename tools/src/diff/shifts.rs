@@ -36,17 +36,22 @@ struct ShiftMeasure {
 /// o_s in 3 of 3 trials (where its o_s interval [3024, 13077] ns held b's 9044), then
 /// ×1.71–1.93 in 3 more, but once only ×1.34 (a CI-like full run, 2026-11-27), which
 /// o_s alone missed; in PRTT(1,0,s) it moved ×1.47–1.68, every size the same way. pml
-/// ucx against ob1 moved 257–4040 B ×0.38–0.51 in o_s.
+/// ucx against ob1 moved 257–4040 B ×0.38–0.51 in o_s. Fresh-clone CI at 8382245
+/// (2026-11-27, Intel Xeon VM): the single copy off moved it ×1.46 in o_s (96.6 % of 29
+/// sizes the same way) and ×1.29 in PRTT(1,0,s) (93.1 %), below the factors then (1.5
+/// and 1.3), and nothing was flagged. The factors are now 1.4 and 1.25: above every
+/// identical-run move seen (×1.31 and ×1.18), below every move of the single copy but
+/// the one o_s move of ×1.34, whose round trip moved ×1.5.
 const SHIFT_MEASURES: [ShiftMeasure; 2] = [
     ShiftMeasure {
         parameter: "o_s of its sizes, against the set's other ranges",
         of: |p| p.send_overhead_ns,
-        factor: 1.5,
+        factor: 1.4,
     },
     ShiftMeasure {
         parameter: "PRTT(1,0,s) of its sizes, against the set's other ranges",
         of: |p| p.prtt_1_0_ns,
-        factor: 1.3,
+        factor: 1.25,
     },
 ];
 
@@ -158,11 +163,16 @@ mod tests {
     }
 
     /// The single copy turned off as once seen: o_s of the rendezvous range ×1.34 against
-    /// the rest (below o_s's ×1.5), its round trip ×1.5: found by the round trip alone.
-    /// Identical runs' moves (×1.25 o_s, ×1.15 round trip) are not; neither is the
+    /// the rest (below o_s's ×1.4), its round trip ×1.5: found by the round trip alone.
+    /// As CI at 8382245 saw it (o_s ×1.46, round trip ×1.29): found by both. Identical
+    /// runs' largest moves (×1.31 o_s, ×1.18 round trip) are not; neither is the
     /// machine's own move, which every range shares.
     #[test]
     fn a_range_moved_in_its_round_trip_alone_is_found() {
+        let both = flagged([1.0, 1.0, 1.46], [1.0, 1.0, 1.29]);
+        assert_eq!(both.len(), 2, "{both:?}");
+        assert!(flagged([1.31, 1.0, 1.0], [1.0, 1.18, 1.0]).is_empty());
+        assert!(flagged([1.0, 1.0, 1.0 / 1.31], [1.0, 1.0, 1.0 / 1.18]).is_empty());
         let got = flagged([1.0, 1.0, 1.34], [1.0, 1.0, 1.5]);
         assert_eq!(got.len(), 1, "{got:?}");
         assert!(
