@@ -23,21 +23,20 @@ mpirun.mpich -n 2 "$d/ovh-mpich"
 # iterations, stopped after 120 s, with or without the shim).
 if command -v valgrind >/dev/null 2>&1; then
   mpicc.openmpi -O2 -o "$d/ins-openmpi" bench/instructions.c
-  count() { # mpi which iterations preload
-    LD_PRELOAD="$4" LOGGP_CALIBRATE=off LOGGP_REPORT="$d/ins.json" valgrind --tool=cachegrind \
-      --cache-sim=no --cachegrind-out-file=/dev/null "$d/ins-$1" "$2" "$3" 2>&1 |
+  count() { # which iterations preload
+    LD_PRELOAD="$3" LOGGP_CALIBRATE=off LOGGP_REPORT="$d/ins.json" valgrind --tool=cachegrind \
+      --cache-sim=no --cachegrind-out-file=/dev/null "$d/ins-openmpi" "$1" "$2" 2>&1 |
       sed -n 's/.*I *refs: *//p' | tr -d ,
   }
-  for mpi in openmpi; do
-    echo "== instructions per intercepted call, $mpi (cachegrind, 1 rank)"
-    for which in 0 1 2; do
-      name=("MPI_Send to MPI_PROC_NULL" "MPI_Send + MPI_Recv to self" "MPI_Irecv + MPI_Isend + MPI_Waitall to self")
-      calls=(1 2 3)
-      n0=$(( $(count $mpi $which 200000 "") - $(count $mpi $which 100000 "") ))
-      n1=$(( $(count $mpi $which 200000 "$PWD/target/shim/$mpi/libloggp.so") - $(count $mpi $which 100000 "$PWD/target/shim/$mpi/libloggp.so") ))
-      awk -v a="$n0" -v b="$n1" -v c="${calls[$which]}" -v w="${name[$which]}" \
-        'BEGIN { printf "%s: %.0f instructions per iteration without the shim, %.0f with; %.0f added per intercepted call\n", w, a/1e5, b/1e5, (b-a)/1e5/c }'
-    done
+  shim="$PWD/target/shim/openmpi/libloggp.so"
+  name=("MPI_Send to MPI_PROC_NULL" "MPI_Send + MPI_Recv to self" "MPI_Irecv + MPI_Isend + MPI_Waitall to self")
+  calls=(1 2 3)
+  echo "== instructions per intercepted call, Open MPI (cachegrind, 1 rank)"
+  for which in 0 1 2; do
+    n0=$(( $(count "$which" 200000 "") - $(count "$which" 100000 "") ))
+    n1=$(( $(count "$which" 200000 "$shim") - $(count "$which" 100000 "$shim") ))
+    awk -v a="$n0" -v b="$n1" -v c="${calls[$which]}" -v w="${name[$which]}" \
+      'BEGIN { printf "%s: %.0f instructions per iteration without the shim, %.0f with; %.0f added per intercepted call\n", w, a/1e5, b/1e5, (b-a)/1e5/c }'
   done
 else
   echo "== instructions per call: not counted (apt-get install valgrind)"

@@ -31,9 +31,20 @@ impl Table {
     /// `—`), left-aligned where some value is words (a finding, a call site, an
     /// algorithm), whose ragged left edge a right alignment would make hard to read.
     pub fn text(&self) -> String {
-        if self.blocks {
-            return self.text_blocks();
+        let mut o = format!("\n{}\n", self.title);
+        o += &if self.blocks {
+            self.text_blocks()
+        } else {
+            self.text_lines()
+        };
+        if let Some(n) = &self.note {
+            o += &format!("  ({n})\n");
         }
+        o
+    }
+
+    /// The header and the rows, one line each, padded to the columns' widths.
+    fn text_lines(&self) -> String {
         let n = self.header.len();
         let mut w: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
         let mut numeric = vec![true; n];
@@ -46,35 +57,30 @@ impl Table {
         let line = |cells: &[String]| {
             let mut s = String::from("  ");
             for (i, c) in cells.iter().enumerate().take(n) {
-                let pad = w[i].saturating_sub(c.chars().count());
+                let pad = " ".repeat(w[i].saturating_sub(c.chars().count()));
                 if i > 0 {
                     s += "  ";
                 }
                 if i == 0 || !numeric[i] {
                     s += c;
-                    s += &" ".repeat(pad);
+                    s += &pad;
                 } else {
-                    s += &" ".repeat(pad);
+                    s += &pad;
                     s += c;
                 }
             }
             s.trim_end().to_string() + "\n"
         };
-        let mut o = format!("\n{}\n", self.title);
-        o += &line(&self.header);
-        for r in &self.rows {
-            o += &line(r);
-        }
-        if let Some(n) = &self.note {
-            o += &format!("  ({n})\n");
-        }
-        o
+        std::iter::once(&self.header)
+            .chain(&self.rows)
+            .map(|r| line(r))
+            .collect()
     }
 
     /// Each row as a block: `N. <first column after the number>`, then one indented line
     /// per further column, `header: value` (empty values left out).
     fn text_blocks(&self) -> String {
-        let mut o = format!("\n{}\n", self.title);
+        let mut o = String::new();
         for r in &self.rows {
             let mut cells = r.iter().zip(&self.header);
             let (Some((number, _)), Some((first, _))) = (cells.next(), cells.next()) else {
@@ -85,9 +91,6 @@ impl Table {
             for (c, h) in cells.filter(|(c, _)| !c.is_empty()) {
                 o += &format!("{indent}{h}: {c}\n");
             }
-        }
-        if let Some(n) = &self.note {
-            o += &format!("  ({n})\n");
         }
         o
     }
@@ -114,8 +117,8 @@ impl Table {
 }
 
 /// Whether a cell reads as a number (a value, a range, an interval, a share, or none):
-/// it starts with a digit, a sign, `±`, `[`, `<`, `~` or `—` and holds no word of more
-/// than two letters but a unit (`ns`, `µs`, `ms`, `MiB`, …).
+/// it starts with a digit, a sign, `±`, `[`, `<`, `>`, `~`, `.` or `—` and holds no word
+/// of more than two letters but a unit (`ns`, `µs`, `ms`, `MiB`, …).
 fn reads_as_number(c: &str) -> bool {
     const UNITS: [&str; 9] = ["ns", "µs", "ms", "s", "B", "KiB", "MiB", "GiB", "x"];
     let Some(first) = c.trim_start().chars().next() else {

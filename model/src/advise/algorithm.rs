@@ -253,7 +253,7 @@ pub fn algorithm_advice(r: &Report) -> Vec<AlgorithmAdvice> {
 /// one span (`1..27 B: pipeline (fixed rules)`): a job's collectives of many small sizes
 /// (LAMMPS melt's Bcasts: 17 bins of 1–79 B) listed bin by bin made one line of 600
 /// characters that said two things.
-fn in_use(rows: &[&CollectiveModel]) -> Vec<String> {
+pub(super) fn in_use(rows: &[&CollectiveModel]) -> Vec<String> {
     let mut sorted: Vec<&CollectiveModel> = rows.to_vec();
     sorted.sort_by_key(|x| (x.size_lo_bytes, x.size_hi_bytes));
     let mut spans: Vec<(u64, u64, &str, &str)> = vec![];
@@ -413,8 +413,11 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
     let (mut same, mut unchanged) = (vec![], vec![]);
     for (x, e) in untrusted {
         let span = format!("{}..{} B", x.size_lo_bytes, x.size_hi_bytes);
+        if x.algorithm.as_deref() == Some(name.as_str()) {
+            same.push(span);
+            continue;
+        }
         match (price(x, x.algorithm.as_deref()), price(x, Some(&name))) {
-            _ if x.algorithm.as_deref() == Some(name.as_str()) => same.push(span),
             (Some(p), Some(q)) if (p - q).abs() <= 1e-9 * p.abs().max(1.0) => unchanged.push(span),
             _ => a.notes.push(e),
         }
@@ -422,9 +425,8 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
     if !a.notes.is_empty() {
         return a;
     }
-    // (An mpi4py job's 2-rank Allreduce of 64 B under recursive doubling was told "the
-    // model misses the algorithm in use there, but recursive_doubling runs the same
-    // schedule": the candidate was the algorithm in use.)
+    // (An mpi4py job's 2-rank Allreduce under recursive doubling was told "… but
+    // recursive_doubling runs the same schedule": the candidate was the one in use.)
     if !same.is_empty() {
         a.notes.push(format!(
             "{}: the model misses the algorithm in use there ({name}, its measured cost off its price by more than 30 %), which is also the cheapest it prices, so no saving is counted there",
@@ -495,44 +497,4 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
     a.command = a.commands.first().cloned();
     a.algorithm = Some(name);
     a
-}
-
-#[cfg(test)]
-mod in_use_tests {
-    use super::*;
-
-    fn row(lo: u64, hi: u64, alg: &str) -> CollectiveModel {
-        CollectiveModel {
-            function: "MPI_Bcast".into(),
-            comm_size: 2,
-            size_lo_bytes: lo,
-            size_hi_bytes: hi,
-            algorithm: Some(alg.into()),
-            algorithm_source: Some("fixed rules".into()),
-            ..Default::default()
-        }
-    }
-
-    /// Neighbouring bins of one algorithm are one span; another algorithm between them
-    /// starts a new one.
-    #[test]
-    fn bins_of_one_algorithm_are_one_span() {
-        let rows = [
-            row(32, 35, "binary_tree"),
-            row(1, 1, "pipeline"),
-            row(4, 4, "pipeline"),
-            row(26, 27, "pipeline"),
-            row(72, 79, "binary_tree"),
-            row(65536, 65536, "pipeline"),
-        ];
-        let refs: Vec<&CollectiveModel> = rows.iter().collect();
-        assert_eq!(
-            in_use(&refs),
-            [
-                "1..27 B: pipeline (fixed rules)",
-                "32..79 B: binary_tree (fixed rules)",
-                "65536..65536 B: pipeline (fixed rules)"
-            ]
-        );
-    }
 }

@@ -289,3 +289,38 @@ fn a_missed_algorithm_that_is_the_cheapest_is_not_its_own_fallback() {
         "{a:?}"
     );
 }
+
+fn bcast_row(lo: u64, hi: u64, alg: &str) -> loggp_report::CollectiveModel {
+    loggp_report::CollectiveModel {
+        function: "MPI_Bcast".into(),
+        comm_size: 2,
+        size_lo_bytes: lo,
+        size_hi_bytes: hi,
+        algorithm: Some(alg.into()),
+        algorithm_source: Some("fixed rules".into()),
+        ..Default::default()
+    }
+}
+
+/// Neighbouring bins of one algorithm are one span; another algorithm between them
+/// starts a new one.
+#[test]
+fn bins_of_one_algorithm_are_one_span() {
+    let rows = [
+        bcast_row(32, 35, "binary_tree"),
+        bcast_row(1, 1, "pipeline"),
+        bcast_row(4, 4, "pipeline"),
+        bcast_row(26, 27, "pipeline"),
+        bcast_row(72, 79, "binary_tree"),
+        bcast_row(65536, 65536, "pipeline"),
+    ];
+    let refs: Vec<&loggp_report::CollectiveModel> = rows.iter().collect();
+    assert_eq!(
+        super::algorithm::in_use(&refs),
+        [
+            "1..27 B: pipeline (fixed rules)",
+            "32..79 B: binary_tree (fixed rules)",
+            "65536..65536 B: pipeline (fixed rules)"
+        ]
+    );
+}
