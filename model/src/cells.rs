@@ -4,7 +4,7 @@
 //! for nonblocking modes, and the spacing of back-to-back sends. The shim calls it at
 //! MPI_Finalize on the job's merged cells; the tool on a set of rank files merged, and in
 //! `loggp refit` — so all three give the same bins from the same counts.
-use loggp_report::bins::{quantile, quantile_ci, size_bin_range};
+use loggp_report::bins::{quantile, quantile_ci, quantile_ci_ranks, size_bin_range};
 use loggp_report::{Bin, Cell, Mode, Passive, PeerClass, Role};
 use std::collections::BTreeMap;
 
@@ -12,11 +12,22 @@ use std::collections::BTreeMap;
 /// which one lucky timer read decides), never below the exact minimum.
 const ENVELOPE_Q: f64 = 0.10;
 
+/// The envelope and its 95 % interval. Where too few calls bound it below (fewer than 36
+/// for the 10th percentile: `quantile_ci_ranks`), the interval reaches 0: with 7 calls,
+/// all 7 lie above the 10th percentile in 48 % of jobs (0.9⁷), so the smallest call seen
+/// is no lower bound (hpcc's rendezvous sends: 7 calls of 4.1 ms, each waiting for its
+/// receiver, read "o_s 4.13 ms ±0.07" before).
 fn low(c: &Cell) -> Option<(f64, [f64; 2])> {
     let h = c.histogram();
+    let n: u64 = h.iter().map(|x| x.1).sum();
     let q = quantile(&h, ENVELOPE_Q)?.max(c.min_ns);
     let ci = quantile_ci(&h, ENVELOPE_Q)?;
-    Some((q, [ci[0].max(c.min_ns).min(q), ci[1].max(q)]))
+    let lo = if quantile_ci_ranks(n, ENVELOPE_Q).0.is_some() {
+        ci[0].max(c.min_ns).min(q)
+    } else {
+        0.0
+    };
+    Some((q, [lo, ci[1].max(q)]))
 }
 
 /// `passive[]` of a set of cells (their ranges are the model's, `passive::learn`).
@@ -90,4 +101,45 @@ pub fn passive(cells: &[Cell]) -> Vec<Passive> {
                 .collect(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Rng;
+    use loggp_report::bins::hist_index;
+
+    /// Synthetic calls of known truth: 1000 ns plus an exponential wait of mean 500 ns,
+    /// whose 10th percentile is 1000 + 500·ln(10/9) = 1052.7 ns. Over 2000 jobs of n calls,
+    /// the envelope's interval holds it in at least 95 % (less 1.2 points of Monte Carlo
+    /// error) at every n, few calls included. The normal-approximation ranks clamped to
+    /// the smallest call, the interval before, held it in 52 % of jobs of 7 calls.
+    #[test]
+    fn the_envelope_interval_covers_the_tenth_percentile_at_any_number_of_calls() {
+        let truth = 1000.0 + 500.0 * (10.0f64 / 9.0).ln();
+        let mut rng = Rng::new(7);
+        for n in [2u64, 4, 7, 12, 20, 34, 35, 60, 150, 999, 1001, 3000] {
+            let jobs = 2000;
+            let mut held = 0;
+            for _ in 0..jobs {
+                let mut counts: BTreeMap<u16, u64> = BTreeMap::new();
+                let mut min_ns = f64::INFINITY;
+                for _ in 0..n {
+                    let v = 1000.0 - 500.0 * (1.0 - rng.uniform()).ln();
+                    min_ns = min_ns.min(v.floor());
+                    *counts.entry(hist_index(v as u64) as u16).or_default() += 1;
+                }
+                let cell = Cell {
+                    count: n,
+                    min_ns,
+                    hist: counts.iter().map(|(&b, &c)| [b as u64, c]).collect(),
+                    ..Default::default()
+                };
+                let (_, ci) = low(&cell).unwrap();
+                held += (ci[0] <= truth && truth <= ci[1]) as u32;
+            }
+            let share = held as f64 / jobs as f64;
+            assert!(share >= 0.938, "{n} calls: held in {share:.3} of jobs");
+        }
+    }
 }

@@ -104,7 +104,7 @@ pub fn is_receive(mode: Mode) -> bool {
     matches!(mode, Mode::Recv | Mode::Irecv | Mode::Mrecv)
 }
 
-pub const METHOD: &str = "o_s / o_r: lower envelope (10th percentile) at the range's smallest size, interval from the order statistics of its histogram; G: least squares over the bins' envelopes constrained to G ≥ 0, interval by a parametric bootstrap of the envelopes; g: lower envelope of back-to-back send spacing";
+pub const METHOD: &str = "o_s / o_r: lower envelope (10th percentile) at the range's smallest size, 95 % interval between the order statistics of its histogram whose ranks exact binomial tails give (reaching 0 where fewer than 36 calls cannot bound it below); G: least squares over the bins' envelopes constrained to G ≥ 0, interval by a parametric bootstrap of the envelopes; g: lower envelope of back-to-back send spacing";
 
 /// Fits ranges, the main bracket and the model check of one (class, mode).
 pub fn learn(mode: Mode, bins: &[Bin], s: &Settings) -> Learned {

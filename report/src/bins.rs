@@ -89,19 +89,62 @@ pub fn quantile(hist: &[(u16, u64)], q: f64) -> Option<f64> {
     hist.last().map(|&(i, _)| hist_mid(i as usize))
 }
 
-/// A 95 % interval of the q-quantile of a sparse histogram: the buckets holding the
-/// order statistics of ranks `n·q ∓ 1.96·√(n·q·(1−q))` (the distribution-free interval of
-/// a quantile), from the low one's lower edge to the high one's upper edge, so the
-/// buckets' own width is inside it.
+/// Ranks `(l, u)` (1-based order statistics of `n` values) of the distribution-free 95 %
+/// interval of the q-quantile: X(l) ≤ ξ_q ≤ X(u) with probability at least 0.95, since the
+/// number B of values below ξ_q is Binomial(n, q) and the interval fails only where
+/// B < l or B ≥ u, each at most 2.5 % (Conover, "Practical Nonparametric Statistics",
+/// 3rd ed. 1999, §3.2; David and Nagaraja, "Order Statistics", 2003, §7.1). `l` is None
+/// where no order statistic bounds the quantile below (P(B = 0) = (1−q)ⁿ above 2.5 %: for
+/// the 10th percentile, fewer than 36 values: the quantile may lie below every value
+/// seen); `u` is None where none bounds it above. Exact binomial tails up to 1000
+/// values, the normal approximation of the same ranks beyond (n·q·(1−q) ≥ 90 there for
+/// the quantiles used, 0.1 and 0.5).
+pub fn quantile_ci_ranks(n: u64, q: f64) -> (Option<u64>, Option<u64>) {
+    const TAIL: f64 = 0.025;
+    let q = q.clamp(1e-9, 1.0 - 1e-9);
+    if n == 0 {
+        return (None, None);
+    }
+    if n > 1000 {
+        let nf = n as f64;
+        let half = 1.96 * (nf * q * (1.0 - q)).sqrt();
+        // With the continuity correction: P(B ≤ l − 1) ≈ Φ((l − ½ − nq)/σ).
+        let l = (nf * q - half + 0.5).floor();
+        let u = (nf * q + half + 0.5).ceil();
+        return (
+            (l >= 1.0).then_some(l as u64),
+            (u <= nf).then_some(u as u64),
+        );
+    }
+    // cdf[k] = P(B ≤ k), from the pmf's recurrence.
+    let mut pmf = (1.0 - q).powi(n as i32);
+    let mut cdf = Vec::with_capacity(n as usize + 1);
+    let mut acc = 0.0;
+    for k in 0..=n {
+        acc += pmf;
+        cdf.push(acc.min(1.0));
+        pmf *= (n - k) as f64 / (k + 1) as f64 * q / (1.0 - q);
+    }
+    // The largest l with P(B ≤ l − 1) ≤ 2.5 %.
+    let l = (1..=n).rev().find(|&l| cdf[(l - 1) as usize] <= TAIL);
+    // The smallest u with P(B ≥ u) = 1 − P(B ≤ u − 1) ≤ 2.5 %.
+    let u = (1..=n).find(|&u| 1.0 - cdf[(u - 1) as usize] <= TAIL);
+    (l, u)
+}
+
+/// A 95 % interval of the q-quantile of a sparse histogram: from the lower edge of the
+/// bucket holding order statistic X(l) to the upper edge of the one holding X(u)
+/// ([`quantile_ci_ranks`]), so the buckets' own width is inside it. Where no order
+/// statistic bounds it below, the lower end is 0 (the data cannot place the quantile
+/// above anything); where none bounds it above (a single value, for the 10th
+/// percentile), the upper end is the top of the highest bucket, and the interval then
+/// covers less than 95 %.
 pub fn quantile_ci(hist: &[(u16, u64)], q: f64) -> Option<[f64; 2]> {
     let n: u64 = hist.iter().map(|&(_, c)| c).sum();
     if n == 0 {
         return None;
     }
-    let nf = n as f64;
-    let half = 1.96 * (nf * q * (1.0 - q)).sqrt();
-    let lo_rank = ((nf * q - half).floor() as u64).clamp(1, n);
-    let hi_rank = ((nf * q + half).ceil() as u64).clamp(1, n);
+    let (l, u) = quantile_ci_ranks(n, q);
     let at = |rank: u64| {
         let mut seen = 0u64;
         for &(idx, c) in hist {
@@ -114,7 +157,8 @@ pub fn quantile_ci(hist: &[(u16, u64)], q: f64) -> Option<[f64; 2]> {
             .map(|&(i, _)| hist_range(i as usize))
             .unwrap_or((0, 0))
     };
-    Some([at(lo_rank).0 as f64, at(hi_rank).1 as f64])
+    let lo = l.map(|l| at(l).0 as f64).unwrap_or(0.0);
+    Some([lo, at(u.unwrap_or(n)).1 as f64])
 }
 
 #[cfg(test)]
@@ -174,5 +218,21 @@ mod tests {
         let p10 = quantile(&sparse, 0.1).unwrap();
         assert!((p10 - 100.0).abs() / 100.0 < 0.035, "{p10}");
         assert_eq!(quantile(&[], 0.5), None);
+    }
+
+    /// The ranks against exact binomial tails (computed independently): 7 calls bound the
+    /// 10th percentile above by the 4th but not below; 36 is the first count that does;
+    /// beyond 1000 the normal approximation's ranks are the exact ones or one wider.
+    #[test]
+    fn quantile_interval_ranks_are_the_binomial_ones() {
+        assert_eq!(quantile_ci_ranks(1, 0.1), (None, None));
+        assert_eq!(quantile_ci_ranks(2, 0.1), (None, Some(2)));
+        assert_eq!(quantile_ci_ranks(7, 0.1), (None, Some(4)));
+        assert_eq!(quantile_ci_ranks(35, 0.1), (None, Some(8)));
+        assert_eq!(quantile_ci_ranks(36, 0.1).0, Some(1));
+        assert_eq!(quantile_ci_ranks(100, 0.1), (Some(5), Some(17)));
+        assert_eq!(quantile_ci_ranks(1000, 0.1), (Some(82), Some(120)));
+        assert_eq!(quantile_ci_ranks(1001, 0.1), (Some(81), Some(120)));
+        assert_eq!(quantile_ci_ranks(100, 0.5), (Some(40), Some(61)));
     }
 }
