@@ -226,7 +226,7 @@ fn saving_at_measured_level(
     Some((by_params, by_measured))
 }
 
-/// The advice per (collective, communicator size) the model prices.
+/// The advice per (collective, communicator size > 1) the model prices (`coll::ONE_RANK`).
 pub fn algorithm_advice(r: &Report) -> Vec<AlgorithmAdvice> {
     let rows = if r.collective_model.is_empty() {
         crate::coll::rows(r)
@@ -235,6 +235,7 @@ pub fn algorithm_advice(r: &Report) -> Vec<AlgorithmAdvice> {
     };
     let mut keys: Vec<(String, u32)> = rows
         .iter()
+        .filter(|x| x.comm_size > 1)
         .map(|x| (x.function.clone(), x.comm_size))
         .collect();
     keys.dedup();
@@ -250,9 +251,8 @@ pub fn algorithm_advice(r: &Report) -> Vec<AlgorithmAdvice> {
 }
 
 /// The algorithm in use per size, neighbouring bins of the same algorithm and source as
-/// one span (`1..27 B: pipeline (fixed rules)`): a job's collectives of many small sizes
-/// (LAMMPS melt's Bcasts: 17 bins of 1–79 B) listed bin by bin made one line of 600
-/// characters that said two things.
+/// one span (`1..27 B: pipeline (fixed rules)`): LAMMPS melt's Bcasts, 17 bins of 1–79 B,
+/// listed bin by bin made one line of 600 characters that said two things.
 pub(super) fn in_use(rows: &[&CollectiveModel]) -> Vec<String> {
     let mut sorted: Vec<&CollectiveModel> = rows.to_vec();
     sorted.sort_by_key(|x| (x.size_lo_bytes, x.size_hi_bytes));

@@ -324,3 +324,42 @@ fn bins_of_one_algorithm_are_one_span() {
         ]
     );
 }
+
+/// A collective on one rank is neither priced nor advised (hpcc's 1-rank Allreduce was
+/// advised `coll_tuned_allreduce_algorithm=1`, which coll tuned never sees there); the
+/// same collective on two ranks keeps its algorithm in use.
+#[test]
+fn a_one_rank_collective_is_not_priced_or_advised() {
+    use loggp_report::{Cell, Mode, Report};
+    let cell = |n: u32| Cell {
+        function: "MPI_Allreduce".into(),
+        mode: Mode::Collective,
+        comm_size: Some(n),
+        size_bin: loggp_report::bins::size_bin(8),
+        count: 10,
+        bytes: 80,
+        time_ns: 10_000.0,
+        min_ns: 900.0,
+        hist: vec![[loggp_report::bins::hist_index(1000) as u64, 10]],
+        ..Default::default()
+    };
+    let mut r = Report {
+        cells: vec![cell(1), cell(2)],
+        ..Default::default()
+    };
+    r.collective_config.decider = "openmpi_tuned".into();
+    let rows = crate::coll::rows(&r);
+    let one = rows.iter().find(|x| x.comm_size == 1).unwrap();
+    assert_eq!(one.algorithm, None);
+    assert!(one.alternatives.is_empty() && one.best.is_none());
+    assert!(one
+        .note
+        .as_deref()
+        .unwrap()
+        .starts_with(crate::coll::ONE_RANK));
+    let two = rows.iter().find(|x| x.comm_size == 2).unwrap();
+    assert!(two.algorithm.is_some(), "{two:?}");
+    r.collective_model = rows;
+    let advice = crate::advise::algorithm_advice(&r);
+    assert!(advice.iter().all(|a| a.comm_size > 1) && !advice.is_empty());
+}

@@ -316,6 +316,9 @@ fn best_of(alternatives: &[AlgorithmCost], in_use: Option<&str>) -> Option<Algor
 }
 
 /// Every collective of the report priced per algorithm, beside its measured cost.
+/// The note of a collective on a communicator of one rank, which is not priced.
+pub const ONE_RANK: &str = "one rank: no messages and no algorithm to choose (Open MPI's coll self, MPICH's local copy), so not priced";
+
 pub fn rows(r: &Report) -> Vec<CollectiveModel> {
     let hosts: std::collections::BTreeSet<&str> = r.ranks.iter().map(|x| x.host.as_str()).collect();
     let set_of = |class: PeerClass| {
@@ -328,6 +331,11 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
     let mut out = vec![];
     for x in measured(r) {
         let c = choice(r, x.coll, x.n, x.m);
+        // A communicator of one rank (MPI_COMM_SELF, a split into singletons) sends no
+        // message and has no algorithm to choose: Open MPI serves it by coll self, MPICH
+        // by a local copy. hpcc's 1-rank Allreduce and Barrier were priced and advised
+        // "coll_tuned_allreduce_algorithm=1", a setting coll tuned never sees there.
+        let one_rank = x.n <= 1;
         let mut row = CollectiveModel {
             function: x.function.clone(),
             comm_size: x.n,
@@ -337,19 +345,26 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             measured_ns: x.cost.map(|c| c.0),
             measured_ns_ci: x.cost.and_then(|c| c.1),
             calls_matched: x.calls,
-            algorithm: c.in_use.and_then(|(id, _)| {
+            algorithm: c.in_use.filter(|_| !one_rank).and_then(|(id, _)| {
                 c.algorithms
                     .iter()
                     .find(|a| a.id == id)
                     .map(|a| a.name.to_string())
             }),
-            algorithm_source: c.in_use.map(|(_, how)| how.to_string()),
+            algorithm_source: c
+                .in_use
+                .filter(|_| !one_rank)
+                .map(|(_, how)| how.to_string()),
             ..Default::default()
         };
-        let mut notes: Vec<String> = c.note.into_iter().collect();
+        let mut notes: Vec<String> = match one_rank {
+            true => vec![ONE_RANK.into()],
+            false => c.note.into_iter().collect(),
+        };
         notes.push(format!("measured: {}", x.from));
         // Priced where every member pair is of one known class: one host, intra-node.
         let prices = match (&intra, hosts.len()) {
+            _ if one_rank => None,
             (Some(p), 0 | 1) => Some(p),
             (None, _) => {
                 notes.push("no intra-node calibration to price the messages".into());

@@ -35,6 +35,7 @@ pub fn model_table(r: &Report) -> Option<Table> {
             format!("{} B", c.message_bytes),
             match (&c.algorithm, &c.algorithm_source) {
                 (Some(a), Some(s)) => format!("{a} ({s})"),
+                _ if c.comm_size <= 1 => "none (one rank: not priced)".into(),
                 _ => "not known".into(),
             },
             fmt_ns_ci(c.predicted_ns, c.predicted_ns_ci),
