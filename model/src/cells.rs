@@ -4,7 +4,7 @@
 //! for nonblocking modes, and the spacing of back-to-back sends. The shim calls it at
 //! MPI_Finalize on the job's merged cells; the tool on a set of rank files merged, and in
 //! `loggp refit` — so all three give the same bins from the same counts.
-use loggp_report::bins::{quantile, quantile_ci, quantile_ci_ranks, size_bin_range};
+use loggp_report::bins::{quantile, quantile_ci, size_bin_range};
 use loggp_report::{Bin, Cell, Mode, Passive, PeerClass, Role};
 use std::collections::BTreeMap;
 
@@ -19,10 +19,11 @@ const ENVELOPE_Q: f64 = 0.10;
 /// receiver, read "o_s 4.13 ms ±0.07" before).
 fn low(c: &Cell) -> Option<(f64, [f64; 2])> {
     let h = c.histogram();
-    let n: u64 = h.iter().map(|x| x.1).sum();
     let q = quantile(&h, ENVELOPE_Q)?.max(c.min_ns);
     let ci = quantile_ci(&h, ENVELOPE_Q)?;
-    let lo = if quantile_ci_ranks(n, ENVELOPE_Q).0.is_some() {
+    // A lower end of 0 is unbounded (or a bucket of 0 ns, which the minimum cannot
+    // raise); any other is a bucket's edge, which the exact minimum may tighten.
+    let lo = if ci[0] > 0.0 {
         ci[0].max(c.min_ns).min(q)
     } else {
         0.0

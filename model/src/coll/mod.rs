@@ -315,10 +315,10 @@ fn best_of(alternatives: &[AlgorithmCost], in_use: Option<&str>) -> Option<Algor
     Some(tied.unwrap_or(cheapest).clone())
 }
 
-/// Every collective of the report priced per algorithm, beside its measured cost.
 /// The note of a collective on a communicator of one rank, which is not priced.
 pub const ONE_RANK: &str = "one rank: no messages and no algorithm to choose (Open MPI's coll self, MPICH's local copy), so not priced";
 
+/// Every collective of the report priced per algorithm, beside its measured cost.
 pub fn rows(r: &Report) -> Vec<CollectiveModel> {
     let hosts: std::collections::BTreeSet<&str> = r.ranks.iter().map(|x| x.host.as_str()).collect();
     let set_of = |class: PeerClass| {
@@ -336,6 +336,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
         // by a local copy. hpcc's 1-rank Allreduce and Barrier were priced and advised
         // "coll_tuned_allreduce_algorithm=1", a setting coll tuned never sees there.
         let one_rank = x.n <= 1;
+        let in_use = if one_rank { None } else { c.in_use };
         let mut row = CollectiveModel {
             function: x.function.clone(),
             comm_size: x.n,
@@ -345,21 +346,19 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             measured_ns: x.cost.map(|c| c.0),
             measured_ns_ci: x.cost.and_then(|c| c.1),
             calls_matched: x.calls,
-            algorithm: c.in_use.filter(|_| !one_rank).and_then(|(id, _)| {
+            algorithm: in_use.and_then(|(id, _)| {
                 c.algorithms
                     .iter()
                     .find(|a| a.id == id)
                     .map(|a| a.name.to_string())
             }),
-            algorithm_source: c
-                .in_use
-                .filter(|_| !one_rank)
-                .map(|(_, how)| how.to_string()),
+            algorithm_source: in_use.map(|(_, how)| how.to_string()),
             ..Default::default()
         };
-        let mut notes: Vec<String> = match one_rank {
-            true => vec![ONE_RANK.into()],
-            false => c.note.into_iter().collect(),
+        let mut notes: Vec<String> = if one_rank {
+            vec![ONE_RANK.into()]
+        } else {
+            c.note.into_iter().collect()
         };
         notes.push(format!("measured: {}", x.from));
         // Priced where every member pair is of one known class: one host, intra-node.
