@@ -9,9 +9,9 @@
 //!
 //! Advised only where:
 //! - no host runs more ranks than it has CPUs (the model gives each rank a core);
-//! - no round of the advised algorithm moves several rendezvous messages at once on a
-//!   host (copies sharing its memory bandwidth, which the calibration does not measure),
-//!   other than a pair's exchange, which the calibration's exchange probe measures;
+//! - no round of the advised algorithm has over two ranks of a host copying rendezvous
+//!   data from different buffers at once (its memory system shared: the exchange probe
+//!   measures two at once; `coll::concurrent_rendezvous`);
 //! - the algorithm in use is known for every bin (forced, or Open MPI's fixed rules;
 //!   MPICH's documented default is an assumption, and is not advised against);
 //! - the model holds for it: in every bin the measured cost lies within ±30 % of the
@@ -375,14 +375,14 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
         let Some(t) = total(&c.algorithm) else {
             continue;
         };
-        // Not advised where its rounds move several rendezvous messages at once on the
-        // host: the model prices those as if each had the memory bandwidth to itself.
+        // Not advised where more than two ranks copy rendezvous data from different
+        // buffers at once: the model prices them as two, low where memory is the limit.
         let busy = rows
             .iter()
             .filter_map(|x| crate::coll::concurrent_rendezvous(r, x, &c.algorithm))
             .max()
             .unwrap_or(0);
-        if busy >= 2 {
+        if busy > 2 {
             if t[1] < now[1] {
                 contended.push(c.algorithm.clone());
             }
@@ -392,14 +392,11 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
             best = Some((c.algorithm.clone(), t, c.force.clone()));
         }
     }
-    if !contended.is_empty() {
-        a.notes.push(format!(
-            "not priced for advice: {} (their rounds move several rendezvous messages at once on one host, copies that share its memory bandwidth, which the calibration does not measure: the model's price is low)",
-            contended.join(", ")
-        ));
-    }
+    // Said, but no bar to advising the cheapest of the others, which saves as priced.
+    let contended = (!contended.is_empty()).then(|| format!("not priced for advice: {} (in their rounds more than two ranks of one host copy rendezvous data from different buffers at once, sharing its memory system; the calibration measures two at once, and the model's price for more is low)", contended.join(", ")));
     let Some((name, t, force)) = best else {
         a.notes.extend(untrusted.into_iter().map(|(_, e)| e));
+        a.notes.extend(contended);
         return a;
     };
     let price = |x: &CollectiveModel, alg: Option<&str>| {
@@ -425,6 +422,7 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
     if !a.notes.is_empty() {
         return a;
     }
+    a.notes.extend(contended);
     // (An mpi4py job's 2-rank Allreduce under recursive doubling was told "… but
     // recursive_doubling runs the same schedule": the candidate was the one in use.)
     if !same.is_empty() {

@@ -195,6 +195,8 @@ impl<'a> Prices<'a> {
             exchange_refill_ns: v[6].is_finite().then_some(v[6]),
             exchange_persistent_ns: v[7].is_finite().then_some(v[7]),
             rendezvous: range.and_then(|r| r.protocol.as_deref()) == Some("rendezvous"),
+            // The smallest message's o_s and gap: the request a rendezvous send posts.
+            post: Some((p[0][2], p[0][4])),
         }
     }
 }

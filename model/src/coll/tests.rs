@@ -12,6 +12,7 @@ fn flat(e2e: f64, o: f64, gap: f64) -> impl Fn(u32, u32, u64) -> Price {
         exchange_ns: None,
         exchange_refill_ns: None,
         exchange_persistent_ns: None,
+        post: None,
     }
 }
 
@@ -369,4 +370,41 @@ fn a_tie_keeps_the_algorithm_in_use_as_the_best() {
     assert_eq!(best(Some("linear")).as_deref(), Some("recursive_doubling"));
     assert_eq!(best(None).as_deref(), Some("recursive_doubling"));
     assert_eq!(super::best_of(&[], Some("ring")), None);
+}
+
+/// A rendezvous message whose copy is the receiver's (e2e = o_r: no flight), the
+/// exchange of two at once 1.5 × one, and the request a send posts 10 ns.
+fn pulled(post: bool) -> impl Fn(u32, u32, u64) -> Price {
+    move |_, _, _| Price {
+        send_overhead_ns: 1000.0,
+        recv_overhead_ns: 1000.0,
+        gap_ns: 1000.0,
+        end_to_end_ns: 1000.0,
+        exchange_ns: Some(1500.0),
+        rendezvous: true,
+        post: post.then_some((10.0, 10.0)),
+        ..Price::default()
+    }
+}
+
+#[test]
+fn receivers_read_a_rendezvous_senders_buffer_at_once_and_share_it() {
+    // One copy alone: its price.
+    assert_eq!(
+        simulate(2, &s::linear_bcast(2, 1 << 18), &pulled(true), &nothing),
+        1000.0
+    );
+    // A linear Bcast to 3: the root posts three requests (10 ns each), and the three
+    // copies read its buffer at once, each beyond the first adding half a copy (the
+    // exchange's 1.5): the last request at 20 ns, then 2 × 1000.
+    let t = simulate(4, &s::linear_bcast(4, 1 << 18), &pulled(true), &nothing);
+    assert!((t - 2020.0).abs() < 1e-6, "{t}");
+    // Without the posting cost the root is busy for each blocking o_s: serial.
+    let t = simulate(4, &s::linear_bcast(4, 1 << 18), &pulled(false), &nothing);
+    assert!(t > 3000.0, "{t}");
+    // An Alltoall: each of 3 receivers copies from 2 senders in turn, its copies sharing
+    // the memory system with the others' (1.5 ×), not taking turns at one buffer; each
+    // first posts its own two sends (20 ns).
+    let t = simulate(3, &s::linear_alltoall(3, 1 << 18), &pulled(true), &nothing);
+    assert!((t - (20.0 + 2.0 * 1500.0)).abs() < 1e-6, "{t}");
 }
