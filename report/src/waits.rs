@@ -128,10 +128,6 @@ pub struct CollectiveSplit {
     /// reports of earlier versions, whose collective model took the mean.
     pub cost_median_ns: Option<f64>,
     pub cost_median_ns_ci: Option<[f64; 2]>,
-    /// The weighted median of the matched calls' arrival wait (the collective model's
-    /// entry pattern: a call whose member was preempted before it entered moves the mean,
-    /// not the median). `null` in reports of earlier versions.
-    pub arrival_wait_median_ns: Option<f64>,
 }
 
 /// End-to-end latency of messages whose receiver was already waiting: from the send's

@@ -19,14 +19,12 @@
 //! MPI_Reduce_local as measured at MPI_Finalize (`collective_config.reduce_local_ns`).
 //! The schedules and the simulation are in `schedule`, the MPIs' choices in `select`.
 pub mod fixed;
-mod measured;
 mod prices;
 pub mod schedule;
 pub mod select;
 pub mod sim;
 
-use loggp_report::{AlgorithmCost, CollectiveModel, Mode, PeerClass, Report};
-use measured::{entry_offsets, measured};
+use loggp_report::{bins, AlgorithmCost, CollectiveModel, Mode, PeerClass, Report};
 use prices::Prices;
 
 /// The collectives the model covers: MPI name, the MPI's short name.
@@ -38,6 +36,22 @@ const COLLECTIVES: [(&str, &str); 6] = [
     ("MPI_Barrier", "barrier"),
     ("MPI_Reduce", "reduce"),
 ];
+
+/// The message size m of a call from its send plus receive bytes at one rank (the way
+/// loggp counts a collective's bytes): Allreduce m + m, Bcast m, Allgather m + n·m,
+/// Alltoall n·m + n·m, Reduce m (2m at the root). MPI_IN_PLACE halves what is counted
+/// for Allreduce, Allgather and Alltoall; the model takes the calls as not in place.
+fn message_bytes(coll: &str, n: u32, bytes: f64) -> u64 {
+    let n = n.max(1) as f64;
+    (match coll {
+        "allreduce" => bytes / 2.0,
+        "allgather" => bytes / (n + 1.0),
+        "alltoall" => bytes / (2.0 * n),
+        "barrier" => 0.0,
+        _ => bytes,
+    })
+    .round() as u64
+}
 
 /// A measured local operation's time for `bytes` (`[bytes, ns]` points: MPI_Reduce_local,
 /// the local copy), interpolated (0 where it was not measured).
@@ -137,6 +151,95 @@ fn choice(r: &Report, coll: &'static str, n: u32, m: u64) -> Choice {
             }),
         },
     }
+}
+
+/// A measured collective: function, communicator size, size bin, message size, its
+/// cost and interval, the calls behind it, and where the cost comes from.
+struct Measured {
+    function: String,
+    coll: &'static str,
+    n: u32,
+    bin: (u64, u64),
+    m: u64,
+    cost: Option<(f64, Option<[f64; 2]>)>,
+    calls: u64,
+    from: &'static str,
+    /// The largest member's mean wait for the last entry (ns; 0 without the time split).
+    lead_ns: f64,
+}
+
+fn measured(r: &Report) -> Vec<Measured> {
+    let key = |f: &str| COLLECTIVES.iter().find(|c| c.0 == f).map(|c| c.1);
+    let mut out: Vec<Measured> = vec![];
+    if r.waits.status == "done" {
+        for c in &r.waits.collectives {
+            let Some(coll) = key(&c.function) else {
+                continue;
+            };
+            let m = message_bytes(coll, c.comm_size, c.bytes_mean);
+            let i = match out.iter().position(|x| {
+                x.function == c.function && x.n == c.comm_size && x.bin.0 == c.size_lo_bytes
+            }) {
+                Some(i) => i,
+                None => {
+                    out.push(Measured {
+                        function: c.function.clone(),
+                        coll,
+                        n: c.comm_size,
+                        bin: (c.size_lo_bytes, c.size_hi_bytes),
+                        m,
+                        cost: None,
+                        calls: 0,
+                        lead_ns: 0.0,
+                        from: if c.cost_median_ns.is_some() {
+                            "the time split's collective cost: the largest over the members of the median time from the last entry to the member's exit (the model prices a call, not a preempted one; the mean is in waits.collectives)"
+                        } else {
+                            "the time split's collective cost: the largest over the members of the mean time from the last entry to the member's exit"
+                        },
+                    });
+                    out.len() - 1
+                }
+            };
+            let x = &mut out[i];
+            // The root of a Reduce counts 2m: the other members give m.
+            x.m = x.m.min(m);
+            x.calls = x.calls.max(c.calls_matched);
+            x.lead_ns = x.lead_ns.max(c.arrival_wait_ns);
+            // The median where the report has it (see `CollectiveSplit::cost_median_ns`).
+            let (cost, ci) = match c.cost_median_ns {
+                Some(v) => (v, c.cost_median_ns_ci),
+                None => (c.cost_ns, c.cost_ns_ci),
+            };
+            if x.cost.is_none_or(|(v, _)| cost > v) {
+                x.cost = Some((cost, ci));
+            }
+        }
+        return out;
+    }
+    // Without the time split: the fastest decile of the calls, which waited least.
+    for c in &r.cells {
+        let (Some(coll), Some(n), Mode::Collective) = (key(&c.function), c.comm_size, c.mode)
+        else {
+            continue;
+        };
+        if c.count == 0 {
+            continue;
+        }
+        let hist: Vec<(u16, u64)> = c.hist.iter().map(|x| (x[0] as u16, x[1])).collect();
+        let bin = bins::size_bin_range(c.size_bin);
+        out.push(Measured {
+            function: c.function.clone(),
+            coll,
+            n,
+            bin,
+            m: message_bytes(coll, n, c.bytes as f64 / c.count as f64),
+            cost: bins::quantile(&hist, 0.1).map(|q| (q, bins::quantile_ci(&hist, 0.1))),
+            calls: c.count,
+            lead_ns: 0.0,
+            from: "the fastest decile of the calls (no time split in this report): waiting is not taken out",
+        });
+    }
+    out
 }
 
 /// The largest number of receivers that copy rendezvous-range data (by the intra-node
@@ -310,17 +413,10 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             } else {
                 0.0
             };
-            // When each member enters: as the time split saw them on average (the calls
-            // are measured from the last entry, and what an early member sent meanwhile
-            // is on its way), where it has every member of a communicator of all the
-            // job's ranks (rank k is member k); else together.
-            let entered = entry_offsets(&x, r.ranks.len());
-            let last_entry = entered.iter().copied().fold(0.0, f64::max);
-            let start: Vec<f64> = entered.iter().map(|e| e + copy).collect();
-            // (last member's exit, mean member's exit), from the last entry
+            // (last member's exit, mean member's exit)
             let cost = |sch: &schedule::Schedule, bound: i32| {
-                let t = schedule::simulate_entered(
-                    &start,
+                let t = schedule::simulate_members(
+                    x.n,
                     sch,
                     &|_, _, b| p.at(b, bound),
                     &schedule::Local {
@@ -329,10 +425,9 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                         datatype_setup_ns: cfg.datatype_setup_ns.unwrap_or(0.0),
                     },
                 );
-                let from_last: Vec<f64> = t.iter().map(|e| (e - last_entry).max(0.0)).collect();
-                let last = from_last.iter().copied().fold(0.0, f64::max);
-                let mean = from_last.iter().sum::<f64>() / t.len().max(1) as f64;
-                (last, mean)
+                let last = t.iter().copied().fold(0.0, f64::max);
+                let mean = t.iter().sum::<f64>() / t.len().max(1) as f64;
+                (copy + last, copy + mean)
             };
             for a in c.algorithms {
                 let Some(sch) = (a.schedule)(x.n, x.m) else {
@@ -354,9 +449,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                     row.predicted_ns_ci = a.predicted_ns_ci;
                 }
             }
-            if last_entry > 0.0 {
-                notes.push(format!("priced with the members entering as they did on average (the last {last_entry:.0} ns after the first)"));
-            } else if let Some(why) = early_entry(&row, x.lead_ns) {
+            if let Some(why) = early_entry(&row, x.lead_ns) {
                 notes.push(why);
             }
             row.best = best_of(&row.alternatives, row.algorithm.as_deref());

@@ -10,7 +10,7 @@
 //! not modelled: Open MPI's fixed rules and a forced algorithm without
 //! `coll_tuned_<coll>_algorithm_segmentsize` both use segment size 0.
 
-pub use super::sim::{simulate, simulate_entered, simulate_members, Local, Price, Round, Schedule};
+pub use super::sim::{simulate, simulate_members, Local, Price, Round, Schedule};
 
 fn round(msgs: Vec<(u32, u32, u64)>) -> Round {
     Round {

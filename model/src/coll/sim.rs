@@ -161,19 +161,8 @@ pub fn simulate_members(
     price: &dyn Fn(u32, u32, u64) -> Price,
     local: &Local,
 ) -> Vec<f64> {
-    simulate_entered(&vec![0.0; n as usize], schedule, price, local)
-}
-
-/// As `simulate_members`, each member entering at its own time (`entry`, ns, one per
-/// member): each rank's leaving time.
-pub fn simulate_entered(
-    entry: &[f64],
-    schedule: &Schedule,
-    price: &dyn Fn(u32, u32, u64) -> Price,
-    local: &Local,
-) -> Vec<f64> {
-    let n = entry.len();
-    let mut t = entry.to_vec();
+    let n = n as usize;
+    let mut t = vec![0.0f64; n];
     for round in schedule {
         let start = t.clone();
         let mut cpu = start.clone();

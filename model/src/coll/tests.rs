@@ -263,13 +263,10 @@ fn open_mpi_fixed_rules_as_in_4_1() {
 
 #[test]
 fn message_size_from_counted_bytes() {
-    assert_eq!(super::measured::message_bytes("allreduce", 4, 16.0), 8);
-    assert_eq!(
-        super::measured::message_bytes("allgather", 4, 5.0 * 4096.0),
-        4096
-    );
-    assert_eq!(super::measured::message_bytes("alltoall", 4, 8.0 * 8.0), 8);
-    assert_eq!(super::measured::message_bytes("bcast", 4, 4096.0), 4096);
+    assert_eq!(super::message_bytes("allreduce", 4, 16.0), 8);
+    assert_eq!(super::message_bytes("allgather", 4, 5.0 * 4096.0), 4096);
+    assert_eq!(super::message_bytes("alltoall", 4, 8.0 * 8.0), 8);
+    assert_eq!(super::message_bytes("bcast", 4, 4096.0), 4096);
 }
 
 #[test]
@@ -410,41 +407,4 @@ fn receivers_read_a_rendezvous_senders_buffer_at_once_and_share_it() {
     // first posts its own two sends (20 ns).
     let t = simulate(3, &s::linear_alltoall(3, 1 << 18), &pulled(true), &nothing);
     assert!((t - (20.0 + 2.0 * 1500.0)).abs() < 1e-6, "{t}");
-}
-
-#[test]
-fn members_entering_apart_are_priced_from_the_last_entry() {
-    // A root 400 ns early: its 1000 ns message is 400 ns on its way when the other
-    // enters, which leaves 600 ns after its own entry.
-    let t = s::simulate_entered(
-        &[0.0, 400.0],
-        &s::binomial_bcast(2, 8),
-        &flat(1000.0, 10.0, 20.0),
-        &local(&nothing),
-    );
-    assert_eq!(t[1], 1000.0);
-    // The offsets from the time split's mean waits for the last entry, member k being
-    // rank k, only where every member of a communicator of all the ranks is there.
-    let x = |waits: Vec<(u32, f64)>| super::measured::Measured {
-        function: "MPI_Bcast".into(),
-        coll: "bcast",
-        n: 3,
-        bin: (8, 8),
-        m: 8,
-        cost: None,
-        calls: 1,
-        from: "",
-        lead_ns: 0.0,
-        waits,
-    };
-    let all = x(vec![(2, 30.0), (0, 400.0), (1, 250.0)]);
-    assert_eq!(
-        super::measured::entry_offsets(&all, 3),
-        vec![0.0, 150.0, 370.0]
-    );
-    assert_eq!(super::measured::entry_offsets(&all, 4), vec![0.0; 3]);
-    assert_eq!(
-        super::measured::entry_offsets(&x(vec![(0, 400.0), (1, 250.0)]), 3),
-        vec![0.0; 3]
-    );
 }

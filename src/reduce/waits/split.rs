@@ -273,7 +273,6 @@ pub(crate) fn finish(
             let (aw, aw_ci) = mean(s, &|x| x.ls);
             let (c, c_ci) = mean(s, &cost_part);
             let (median, median_ci) = median(s, &cost_part, u);
-            let (aw_median, _) = self::median(s, &|x| x.ls, u);
             CollectiveSplit {
                 rank: e.rank,
                 function: funcs::name(f).to_string(),
@@ -288,7 +287,6 @@ pub(crate) fn finish(
                 cost_ns_ci: c_ci,
                 cost_median_ns: Some(median * ns),
                 cost_median_ns_ci: Some(median_ci.map(|v| v * ns)),
-                arrival_wait_median_ns: Some(aw_median * ns),
             }
         })
         .collect();
