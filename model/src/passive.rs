@@ -153,8 +153,9 @@ pub fn learn(mode: Mode, bins: &[Bin], s: &Settings) -> Learned {
         } else {
             None
         };
-        // The line's value at the range's smallest size.
-        let first_size = |(g, gg): (f64, f64)| g + gg * (seg[0].size() - 1.0);
+        // The line's value at the range's smallest size (at 1 B for a bin of 0-byte
+        // calls: the line is g + (s − 1)·G, which s = 0 would take below g).
+        let first_size = |(g, gg): (f64, f64)| g + gg * (seg[0].size() - 1.0).max(0.0);
         // Parametric bootstrap of G and of the line at the smallest size: every bin's
         // envelope drawn within its interval.
         let boot: Vec<(f64, f64)> = match line {
