@@ -170,13 +170,9 @@ pub fn learn(mode: Mode, bins: &[Bin], s: &Settings) -> Learned {
                 .collect(),
             None => vec![],
         };
-        let reps = |k: usize| -> Vec<f64> {
-            boot.iter()
-                .map(|b| if k == 0 { b.0 } else { b.1 })
-                .collect()
-        };
+        let (g_reps, o_reps): (Vec<f64>, Vec<f64>) = boot.into_iter().unzip();
         let g_ci = line.and_then(|(_, gg)| {
-            percentile_ci(&reps(0)).map(|[lo, hi]| [lo.min(gg).max(0.0), hi.max(gg)])
+            percentile_ci(&g_reps).map(|[lo, hi]| [lo.min(gg).max(0.0), hi.max(gg)])
         });
         let samples: u64 = seg.iter().map(|x| x.count).sum();
         // o at the range's smallest size: its first bin's envelope, or, where that bin
@@ -188,7 +184,7 @@ pub fn learn(mode: Mode, bins: &[Bin], s: &Settings) -> Learned {
         let pooled = match (seg[0].ci[0] > 0.0, line) {
             (false, Some(l)) => {
                 let v = first_size(l);
-                percentile_ci(&reps(1))
+                percentile_ci(&o_reps)
                     .map(|[lo, hi]| (v, [lo.min(v).max(0.0), hi.max(v)]))
                     .filter(|(v, [lo, hi])| {
                         *v <= seg[0].ci[1] && hi - lo < seg[0].ci[1] - seg[0].ci[0]
@@ -200,9 +196,6 @@ pub fn learn(mode: Mode, bins: &[Bin], s: &Settings) -> Learned {
         let mut notes: Vec<String> = vec![];
         let (send_o, recv_o) = if is_receive(mode) {
             notes.push("o_r: lower envelope (10th percentile) of the receive calls; an upper bound if few messages had arrived before their receive".into());
-            if pooled.is_some() {
-                notes.push(POOLED.into());
-            }
             (None, Some((o, o_ci)))
         } else if matches!(mode, Mode::Sendrecv | Mode::Isendrecv) {
             notes.push("sendrecv: o_s and o_r are not separable from one call".into());
@@ -212,11 +205,11 @@ pub fn learn(mode: Mode, bins: &[Bin], s: &Settings) -> Learned {
                 "o_s: lower envelope (10th percentile) of the send calls at the smallest size"
                     .into(),
             );
-            if pooled.is_some() {
-                notes.push(POOLED.into());
-            }
             (Some((o, o_ci)), None)
         };
+        if pooled.is_some() && (send_o.is_some() || recv_o.is_some()) {
+            notes.push(POOLED.into());
+        }
         let gap = seg.iter().find_map(|x| x.gap);
         if gap.is_none() {
             notes.push("g: not observed (no back-to-back sends to one peer in these sizes)".into());
