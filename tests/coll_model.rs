@@ -322,7 +322,11 @@ fn open_mpi_prices_every_collective_it_ran() {
 ///   Jobs of one round run seconds apart, and the median over rounds keeps one job at
 ///   another level of the machine (on this VM the same 8-byte Bcast measured 0.8–1.5×
 ///   from job to job, a job's 256 KiB rows up to 11× when the machine slowed in its
-///   loop) from counting as a move. Seen on 2026-11-26 (Intel Xeon VM): 22 and 24 of 24.
+///   loop) from counting as a move. Seen on 2026-11-26 (Intel Xeon VM): 22 and 24 of 24;
+///   on 2026-11-27 18–21 of 24 while the program timed its reference exchange after each
+///   collective call (it displaced the collective's lines: a 256 KiB two_proc Allgather
+///   28–32 µs without it, 34–39 µs with it, in a program of its own), 21 once timed after
+///   the loop (tests/c/coll_model.c, `loop_reference`).
 /// - every forced job's rows, its prediction for the forced algorithm within ±30 % of
 ///   its measured cost (scored as the table's rows are), in at least 75 % of the 120:
 ///   seen 96 and 102. The misses that repeat are at 4 KiB, just above vader's eager

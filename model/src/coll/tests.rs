@@ -408,3 +408,33 @@ fn receivers_read_a_rendezvous_senders_buffer_at_once_and_share_it() {
     let t = simulate(3, &s::linear_alltoall(3, 1 << 18), &pulled(true), &nothing);
     assert!((t - (20.0 + 2.0 * 1500.0)).abs() < 1e-6, "{t}");
 }
+
+/// Open MPI's basic linear Allreduce on 2 ranks: the reduce's message (1000 ns end to
+/// end), then the root's rewrite of the lines its partner read in the Bcast before (the
+/// refill exchange's 400 ns over the plain one), then the Bcast's message.
+#[test]
+fn a_linear_allreduce_root_takes_back_what_its_bcast_gave_out() {
+    let price = |refill: Option<f64>| {
+        move |_: u32, _: u32, _: u64| Price {
+            end_to_end_ns: 1000.0,
+            send_overhead_ns: 100.0,
+            recv_overhead_ns: 100.0,
+            gap_ns: 100.0,
+            exchange_ns: Some(1000.0),
+            exchange_refill_ns: refill,
+            ..Price::default()
+        }
+    };
+    let a = select::openmpi("allreduce")
+        .iter()
+        .find(|a| a.name == "basic_linear")
+        .unwrap();
+    let sch = (a.schedule)(2, 262144).unwrap();
+    let cost = |refill| {
+        s::simulate_members(2, &sch, &price(refill), &local(&nothing))
+            .into_iter()
+            .fold(0.0, f64::max)
+    };
+    assert_eq!(cost(None), 2000.0);
+    assert_eq!(cost(Some(1400.0)), 2400.0);
+}
