@@ -313,23 +313,10 @@ fn drive_pair(
     // Past the budget, no bisection: its segmentation alone is CPU work that an
     // oversubscribed node stretches many times (the report's fit of the points measured
     // happens at Finalize anyway).
-    // Limits the raw UCT layer names (its note: "am_short to N B"), where MPI runs over
-    // UCX: candidate switches for MPI's sets.
-    let hints: Vec<usize> = if plan.mpi_over_ucx {
-        raws.iter()
-            .filter_map(|(r, _)| r.note.as_deref())
-            .filter_map(|n| {
-                n.split("am_short to ")
-                    .nth(1)?
-                    .split(' ')
-                    .next()?
-                    .parse()
-                    .ok()
-            })
-            .collect()
-    } else {
-        vec![]
-    };
+    // Limits the layer beneath names: candidate switches for MPI's sets.
+    let raw_notes: Vec<&str> = raws.iter().filter_map(|(r, _)| r.note.as_deref()).collect();
+    let hints =
+        super::switches::Hints::of(super::knob::transport_component().as_deref(), &raw_notes);
     // Only MPI's modes: a raw transport's set takes the ranges of MPI's (see the model's
     // `estimate`), so its own bends are not located.
     if stop.is_none() {
