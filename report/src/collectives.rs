@@ -23,8 +23,10 @@ pub struct CollectiveConfig {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub variables: BTreeMap<String, String>,
     /// MPI_Reduce_local of MPI_DOUBLE with MPI_SUM on rank 0: `[bytes, ns]` per call, the
-    /// median of 5 windows of up to 1024 calls less the clock reads' cost; the price of a
-    /// reduction algorithm's local arithmetic.
+    /// median of 5 windows of up to 1024 calls less the clock reads' cost, timed at
+    /// MPI_Finalize and, where the calibration ran, at MPI_Init: per size the lesser (a
+    /// phase of the machine only adds time); the price of a reduction algorithm's local
+    /// arithmetic.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reduce_local_ns: Vec<[f64; 2]>,
     /// A local copy (memcpy) on rank 0: `[bytes, ns]` per call, timed as

@@ -6,6 +6,62 @@
 use crate::base::mpi;
 use loggp_model::stats::median;
 use std::os::raw::c_int;
+use std::sync::OnceLock;
+
+/// The local operations' costs, `[bytes, ns]` per size (see `per_call_ns`).
+#[derive(Clone)]
+pub struct LocalOps {
+    pub reduce_ns: Vec<[f64; 2]>,
+    pub copy_ns: Vec<[f64; 2]>,
+    pub datatype_setup_ns: Option<f64>,
+}
+
+/// Rank 0's timing at MPI_Init, right after the calibration (`time_at_init`).
+static AT_INIT: OnceLock<LocalOps> = OnceLock::new();
+
+fn measure() -> LocalOps {
+    LocalOps {
+        reduce_ns: reduce_local_ns(),
+        copy_ns: copy_local_ns(),
+        datatype_setup_ns: datatype_setup_ns(),
+    }
+}
+
+/// Times the local operations once at MPI_Init (rank 0, about 15 ms here), to be set
+/// against the same timing at MPI_Finalize (`at_finalize`).
+pub fn time_at_init() {
+    let _ = AT_INIT.set(measure());
+}
+
+/// The local operations timed at MPI_Finalize, each size's cost the lesser of that and
+/// the timing at MPI_Init where there was one. Each timing lasts milliseconds, and a
+/// phase of the machine that long only adds time: one fresh-clone CI job's MPI_Reduce_local
+/// read 288 ns at 8 B and 116 µs at 256 KiB, against 14–38 ns and 9–32 µs in the 17
+/// other jobs of its test, and every Allreduce of that job was priced 1.4–2.3 × its
+/// measured cost (2 ranks, Open MPI vader, 2026-11-27); the job's Bcasts, which reduce
+/// nothing, held. Two timings seconds or hours apart seldom share such a phase.
+pub fn at_finalize() -> LocalOps {
+    let now = measure();
+    let Some(init) = AT_INIT.get() else {
+        return now;
+    };
+    let least = |a: &[[f64; 2]], b: &[[f64; 2]]| -> Vec<[f64; 2]> {
+        a.iter()
+            .map(|&[bytes, ns]| {
+                let other = b.iter().find(|x| x[0] == bytes).map_or(ns, |x| x[1]);
+                [bytes, ns.min(other)]
+            })
+            .collect()
+    };
+    LocalOps {
+        reduce_ns: least(&now.reduce_ns, &init.reduce_ns),
+        copy_ns: least(&now.copy_ns, &init.copy_ns),
+        datatype_setup_ns: match (now.datatype_setup_ns, init.datatype_setup_ns) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
+    }
+}
 
 /// ns of one `op(bytes)`: the median of 5 timed windows, each of enough calls to cover
 /// 64 KiB (at most 1024), less a window's own cost (two clock reads, timed the same way),
@@ -48,7 +104,7 @@ const LOCAL_SIZES_BYTES: [usize; 8] = [8, 1024, 4096, 16384, 65536, 262144, 1 <<
 
 /// A memcpy at `LOCAL_SIZES_BYTES` (the MPIs' local copy of contiguous bytes), per call
 /// (`per_call_ns`).
-pub(super) fn copy_local_ns() -> Vec<[f64; 2]> {
+fn copy_local_ns() -> Vec<[f64; 2]> {
     let most = LOCAL_SIZES_BYTES[LOCAL_SIZES_BYTES.len() - 1];
     let a = vec![1u8; most];
     let mut b = vec![2u8; most];
@@ -67,7 +123,7 @@ pub(super) fn copy_local_ns() -> Vec<[f64; 2]> {
 
 /// MPI_Reduce_local of MPI_DOUBLE with MPI_SUM at `LOCAL_SIZES_BYTES`, per call
 /// (`per_call_ns`).
-pub(super) fn reduce_local_ns() -> Vec<[f64; 2]> {
+fn reduce_local_ns() -> Vec<[f64; 2]> {
     let doubles = LOCAL_SIZES_BYTES[LOCAL_SIZES_BYTES.len() - 1] / 8;
     let mut a = vec![1.0f64; doubles];
     let mut b = vec![2.0f64; doubles];
@@ -98,7 +154,7 @@ pub(super) fn reduce_local_ns() -> Vec<[f64; 2]> {
 /// `ompi_coll_base_alltoall_intra_bruck`, MPICH's `MPIR_Alltoall_intra_brucks`). 2 ranks,
 /// 8 B, Open MPI vader, 2026-11-26, without the shim: 670–975 ns against 445–486 ns for
 /// the pairwise exchange; the datatype's cycle alone took 526–623 ns.
-pub(super) fn datatype_setup_ns() -> Option<f64> {
+fn datatype_setup_ns() -> Option<f64> {
     let (block, displacement): (c_int, c_int) = (1, 1);
     per_call_ns(8, |_| {
         let mut t = mpi::dt_byte();

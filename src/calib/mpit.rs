@@ -151,10 +151,11 @@ fn eager_limit_in_session(peer_class: PeerClass) -> Option<(String, i64)> {
 /// parameter file alike), MPICH's `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` from the
 /// environment (where MPICH reads them), and MPI_Reduce_local's cost.
 pub fn collective_config() -> loggp_report::CollectiveConfig {
+    let ops = local::at_finalize();
     let mut c = loggp_report::CollectiveConfig {
-        reduce_local_ns: local::reduce_local_ns(),
-        copy_local_ns: local::copy_local_ns(),
-        datatype_setup_ns: local::datatype_setup_ns(),
+        reduce_local_ns: ops.reduce_ns,
+        copy_local_ns: ops.copy_ns,
+        datatype_setup_ns: ops.datatype_setup_ns,
         ..Default::default()
     };
     if mpi::FLAVOR == "openmpi" {

@@ -109,6 +109,10 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ns: u64, entered_ns: u64)
         let outcome = calib::run::run_at_init(comm, world);
         let _ = CALIBRATION.set(outcome);
         clocks::at_init(comm, world.rank, world.size);
+        // Not where the calibration is off: it costs what the user turned off.
+        if world.rank == 0 && s.calibrate != crate::base::settings::Calibrate::Off {
+            calib::local::time_at_init();
+        }
     }
     crate::output::counters::start();
     runtime::set_running();
