@@ -467,7 +467,12 @@ fn moves(jobs: &[Vec<Report>], colls: &[&str]) -> (usize, Vec<String>) {
 /// 1.4–1.8 × its measured 320–420 ns). A full run of 2026-11-27 held 9: the 256 KiB
 /// Allreduce by reduce_scatter_allgather was priced without the copy's rewrite
 /// (`model::coll::select`), so recursive doubling over it read ×1.40 against ×1.07
-/// measured; priced with it, ×0.98 against ×1.16, and 11 of 12 held.
+/// measured; priced with it, ×0.98 against ×1.16, and 11 of 12 held. The 8-byte moves
+/// missed in every run until the program's ranks entered each call together under
+/// MPICH (`enter_together` in tests/c/coll_model.c: MPICH's barrier let the Bcast's root
+/// in 242–306 ns early, and the binomial tree's 8-byte row measured 0.5–0.7 × its
+/// price); with it, ×1.74 and ×1.77 measured against ×2.06 and ×2.20, and 12 of 12 held
+/// (2026-11-27; 12 of 12 in a second run).
 #[test]
 fn mpich_forced_algorithms_move_as_predicted() {
     const ROUNDS: usize = 5;
@@ -697,7 +702,11 @@ fn start_level(name: &str, r: &Report, refs: &BTreeMap<(String, u64), f64>, m: u
 ///   root's lead (220–510 ns in earlier reports, against prices of 2.0–2.1 µs at 4 KiB)
 ///   is not the whole of it; and a receive of a message already there costs more inside
 ///   the Bcast (336–340 ns at 8 B, a program without loggp) than the calibration's o_r,
-///   timed in bursts (74–167 ns).
+///   timed in bursts (74–167 ns). Once the program's ranks entered each call together
+///   (`enter_together` in tests/c/coll_model.c; the root now enters 115–206 ns after
+///   rank 1), two runs read the Bcast of 8 B at 0.78–1.48× and of 4 KiB at 0.77–1.09×:
+///   the early root explained the low readings, and the receive's own cost is what is
+///   left above the price.
 ///
 /// The other rows' medians were 0.74–1.60×.
 /// The program's barriers are priced as MPICH's ch4 runs them, a dissemination among the
