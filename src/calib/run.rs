@@ -97,10 +97,7 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
         reps,
         modes: &modes,
         raw: s.raw.as_deref(),
-        mpi_over_ucx: matches!(
-            super::knob::transport_component().as_deref(),
-            Some("pml ucx") | Some("ucx")
-        ),
+        component: super::knob::transport_component(),
     };
     for (i, round) in rounds.iter().enumerate() {
         let Some(p) = round.iter().find(|p| p.contains(&me)) else {
@@ -213,8 +210,16 @@ struct Plan<'a> {
     reps: u64,
     modes: &'a [String],
     raw: Option<&'a [String]>,
+    /// The MPI's point-to-point component (`knob::transport_component`): "pml ob1",
+    /// "pml ucx", MPICH's "ucx".
+    component: Option<String>,
+}
+
+impl Plan<'_> {
     /// The MPI's point-to-point traffic runs over UCX (pml ucx, ch4:ucx).
-    mpi_over_ucx: bool,
+    fn mpi_over_ucx(&self) -> bool {
+        super::switches::over_ucx(self.component.as_deref())
+    }
 }
 
 /// The client of one pair: opens every channel (MPI's modes, then the raw transports),
@@ -245,7 +250,7 @@ fn drive_pair(
     // The raw transports: connected first, measured with MPI in the same passes.
     let mut raws: Vec<(RawResult, Option<usize>)> = vec![];
     for (name, how) in
-        crate::calib::transports::plan(plan.raw, class == PeerClass::IntraNode, plan.mpi_over_ucx)
+        crate::calib::transports::plan(plan.raw, class == PeerClass::IntraNode, plan.mpi_over_ucx())
     {
         let mut r = RawResult {
             transport: name,
@@ -315,8 +320,7 @@ fn drive_pair(
     // happens at Finalize anyway).
     // Limits the layer beneath names: candidate switches for MPI's sets.
     let raw_notes: Vec<&str> = raws.iter().filter_map(|(r, _)| r.note.as_deref()).collect();
-    let hints =
-        super::switches::Hints::of(super::knob::transport_component().as_deref(), &raw_notes);
+    let hints = super::switches::Hints::of(plan.component.as_deref(), &raw_notes);
     // Only MPI's modes: a raw transport's set takes the ranges of MPI's (see the model's
     // `estimate`), so its own bends are not located.
     if stop.is_none() {

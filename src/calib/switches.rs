@@ -43,7 +43,7 @@ impl Hints {
     ///   undone), the hint alone found 256 B in 10 of 10.
     pub fn of(component: Option<&str>, raw_notes: &[&str]) -> Hints {
         match component {
-            Some("pml ucx") | Some("ucx") => Hints {
+            c if over_ucx(c) => Hints {
                 bytes: raw_notes
                     .iter()
                     .filter_map(|n| {
@@ -67,6 +67,12 @@ impl Hints {
             },
         }
     }
+}
+
+/// Whether an MPI's point-to-point component (`knob::transport_component`) runs over
+/// UCX: Open MPI's pml ucx, MPICH's ch4:ucx.
+pub fn over_ucx(component: Option<&str>) -> bool {
+    matches!(component, Some("pml ucx") | Some("ucx"))
 }
 
 /// Why the client's probes ended early.

@@ -167,11 +167,17 @@ fn typed_bruck_alltoall(n: u32, m: u64) -> Schedule {
 /// gather to rank 0, then a broadcast of the n blocks from its receive buffer, which the
 /// gather has just written there (`Round::rewrite`).
 fn openmpi_linear_allgather(n: u32, m: u64) -> Schedule {
-    let mut bcast = s::binomial_bcast(n, m * n as u64);
-    if let Some(first) = bcast.first_mut() {
-        first.rewrite = vec![(0, m * n as u64)];
-    }
+    let bcast = root_rewrites(s::binomial_bcast(n, m * n as u64), m * n as u64);
     s::reduce_then_bcast(s::linear_gather(n, m), bcast)
+}
+
+/// `bcast` after its root (rank 0) has written the `bytes` it sends into lines the other
+/// ranks read in the call before (`Round::rewrite`, on its first round).
+fn root_rewrites(mut bcast: Schedule, bytes: u64) -> Schedule {
+    if let Some(first) = bcast.first_mut() {
+        first.rewrite = vec![(0, bytes)];
+    }
+    bcast
 }
 
 /// Open MPI's basic linear Allreduce (`ompi_coll_base_allreduce_intra_basic_linear`): a
@@ -181,11 +187,10 @@ fn openmpi_linear_allgather(n: u32, m: u64) -> Schedule {
 /// ranks, Open MPI vader, 256 KiB, forced, five jobs (2026-11-27): priced 51–66 µs
 /// without it, measured 71–97 µs in four (40 µs in one).
 fn openmpi_linear_allreduce(n: u32, m: u64) -> Schedule {
-    let mut bcast = s::linear_bcast(n, m);
-    if let Some(first) = bcast.first_mut() {
-        first.rewrite = vec![(0, m)];
-    }
-    s::reduce_then_bcast(s::linear_reduce(n, m), bcast)
+    s::reduce_then_bcast(
+        s::linear_reduce(n, m),
+        root_rewrites(s::linear_bcast(n, m), m),
+    )
 }
 
 fn openmpi_ring_allreduce(n: u32, m: u64) -> Schedule {
