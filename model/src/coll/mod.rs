@@ -18,6 +18,7 @@
 //! exchange, Open MPI vader and MPICH alike). The local reduction is priced by
 //! MPI_Reduce_local as measured at MPI_Finalize (`collective_config.reduce_local_ns`).
 //! The schedules and the simulation are in `schedule`, the MPIs' choices in `select`.
+mod buffers;
 pub mod fixed;
 mod prices;
 pub mod schedule;

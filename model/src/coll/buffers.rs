@@ -1,0 +1,339 @@
+//! Schedules as each MPI's code runs them on its buffers, called again on the same
+//! buffers as an iterative code does: which copy or reduction writes lines a partner has
+//! just read (`Round::rewrite`), which exchange receives into them (`Round::refill`),
+//! which rank copies its result back, and the requests and datatypes a step sets up.
+//! The algorithms' plain schedules are in `schedule`; `select` lists them per MPI.
+use super::schedule::{self as s, Schedule};
+
+/// The elements of a reduction's vector of `m` bytes. The record holds bytes, not the
+/// datatype: 8-byte elements (MPI_DOUBLE, the common reduction type) are assumed. It
+/// matters only where an algorithm falls back below one element per rank.
+pub(super) fn elements(m: u64) -> u64 {
+    m / 8
+}
+
+/// Whether every message of `r` is one half of an exchange between two ranks that reduce
+/// what they receive (a recursive doubling step, not a fold of the extra ranks).
+pub(super) fn pairwise_step(r: &s::Round) -> bool {
+    !r.msgs.is_empty()
+        && r.reduce.len() == r.msgs.len()
+        && (r.msgs.iter()).all(|&(a, b, _)| r.msgs.iter().any(|&(c, d, _)| c == b && d == a))
+}
+
+pub(super) fn pof2(n: u32) -> u32 {
+    if n == 0 {
+        0
+    } else {
+        1 << (31 - n.leading_zeros())
+    }
+}
+
+/// `sch` after each rank's copy of its m-byte input into a buffer that it then sends
+/// from, so that the partner read it in the call before (called again on the same
+/// buffers, as an iterative code does): the copy's write takes the lines back from the
+/// partner's cache (`Round::rewrite`). Two ranks, Open MPI vader, 256 KiB (2026-11-25):
+/// that copy took 24 µs where a copy into lines of its own takes 4.7 µs; the refill
+/// exchange's excess over the plain one at that size is about as much.
+pub(super) fn rewritten(n: u32, m: u64, sch: Schedule) -> Schedule {
+    let first = s::Round {
+        rewrite: (0..n).map(|r| (r, m)).collect(),
+        ..Default::default()
+    };
+    std::iter::once(first).chain(sch).collect()
+}
+
+/// Open MPI's recursive doubling (`coll_base_allreduce.c`), its buffers followed rank by
+/// rank. The input is copied into a temporary buffer T, which the first exchange sends
+/// from, receiving into the receive buffer R. In each step the partner reads the send
+/// buffer (a single copy at rendezvous sizes); the lower rank of a pair then reduces into
+/// its receive buffer and swaps the two, the upper one reduces into its send buffer
+/// (`ompi_op_reduce(op, tmprecv, tmpsend, …)` where `rank > remote`), whose lines its
+/// partner has just read: that reduction takes them back (`Round::rewrite`), after the
+/// exchange and so on the step's critical path. A rank whose result ends in T copies it
+/// into R (those with an even number of lower steps: on 2 ranks the upper one; on 4
+/// ranks 0 and 3). Called again on the same buffers, a rank whose T its partner read last
+/// takes its lines back in the next call's copy (the rewrite before the first round).
+/// Two ranks, Open MPI vader, 256 KiB, without loggp (2026-11-27, three batches of 300
+/// calls, medians): the upper rank's reduction 32–36 µs against 9–10 µs for one into
+/// lines of its own, the lower rank's 16–17 µs; the lower rank's copy 17–18 µs, the
+/// upper's 9 µs. The extra ranks of a size that is not a power of two (`fold_in`) send T
+/// and receive their result into R.
+pub(super) fn openmpi_recursive_doubling_allreduce(n: u32, m: u64) -> Schedule {
+    let p = pof2(n);
+    // Per rank: whether its send buffer is T, and whether the partner read T, R last.
+    let mut send_is_t = vec![true; n as usize];
+    let mut read_t = vec![false; n as usize];
+    let mut read_r = vec![false; n as usize];
+    let mut rounds: Schedule = vec![];
+    for r in s::recursive_doubling_allreduce(n, m) {
+        let step = pairwise_step(&r);
+        let inside = |&&(from, to, _): &&(u32, u32, u64)| from < n && to < n;
+        // The receiver reads the sender's send buffer and writes its own receive buffer.
+        for &(from, to, _) in r.msgs.iter().filter(inside) {
+            let (f, t) = (from as usize, to as usize);
+            *(if send_is_t[f] {
+                &mut read_t[f]
+            } else {
+                &mut read_r[f]
+            }) = true;
+            *(if send_is_t[t] {
+                &mut read_r[t]
+            } else {
+                &mut read_t[t]
+            }) = false;
+        }
+        // Then each reduces: the upper rank into its send buffer, the lower one into its
+        // receive buffer, which becomes its send buffer.
+        let mut after = vec![];
+        for &(from, to, bytes) in r.msgs.iter().filter(inside).filter(|_| step) {
+            let f = from as usize;
+            if from > to {
+                after.push((from, bytes));
+                *(if send_is_t[f] {
+                    &mut read_t[f]
+                } else {
+                    &mut read_r[f]
+                }) = false;
+            } else {
+                send_is_t[f] = !send_is_t[f];
+            }
+        }
+        rounds.push(r);
+        if !after.is_empty() {
+            rounds.push(s::Round {
+                rewrite: after,
+                ..Default::default()
+            });
+        }
+    }
+    let mut sch: Schedule = vec![];
+    let first: Vec<(u32, u64)> = (0..n)
+        .filter(|&r| read_t[r as usize])
+        .map(|r| (r, m))
+        .collect();
+    if !first.is_empty() {
+        sch.push(s::Round {
+            rewrite: first,
+            ..Default::default()
+        });
+    }
+    sch.extend(rounds);
+    // The extra ranks receive their result into R; the others copy T into R.
+    sch.push(s::Round {
+        copy: (0..p.min(n))
+            .filter(|&r| send_is_t[r as usize])
+            .map(|r| (r, m))
+            .collect(),
+        ..Default::default()
+    });
+    sch
+}
+
+/// MPICH's Bcast by a binomial scatter and an allgather (`bcast_intra_scatter_*_allgather.c`)
+/// called again on one buffer, as an iterative code does: from the second call on, each
+/// message sends lines its sender wrote in the call before (the root's blocks came back to
+/// it in the allgather, every other rank forwards blocks it received), which the
+/// receiver's single copy then takes from the sender's cache. The scatter's sends are
+/// priced with the rewrite excess (`Round::rewrite`), the allgather's exchanges as
+/// refills. Two ranks, MPICH ch4:ucx, 256 KiB, by hand without loggp (2026-11-26): the
+/// scatter's send 9.4 µs and the exchange 10.5 µs alone, 36.9–40.5 µs together in one
+/// buffer as the algorithm runs them (the forced Bcast 38.6–42.3 µs); the refill exchange
+/// of 128 KiB 20.3–21.8 µs against 9.6–11.0 plain.
+pub(super) fn mpich_scatter_bcast(n: u32, m: u64, ring: bool) -> Schedule {
+    let scatter = s::log2_ceil(n) as usize;
+    s::scatter_bcast(n, m, ring)
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if i < scatter {
+                s::Round {
+                    rewrite: r.msgs.iter().map(|&(from, _, b)| (from, b)).collect(),
+                    ..r
+                }
+            } else {
+                s::Round { refill: true, ..r }
+            }
+        })
+        .collect()
+}
+
+/// Every round of `sch` priced as a refill where it is an exchange (`Round::refill`).
+pub(super) fn refilled(sch: Schedule) -> Schedule {
+    sch.into_iter()
+        .map(|r| s::Round { refill: true, ..r })
+        .collect()
+}
+
+/// Open MPI's linear Alltoall (`ompi_coll_base_alltoall_intra_basic_linear`): its
+/// 2(n−1) requests are persistent (`irecv_init`, `isend_init`, one start), set up and
+/// freed in every call.
+pub(super) fn openmpi_linear_alltoall(n: u32, m: u64) -> Schedule {
+    let mut sch = s::linear_alltoall(n, m);
+    if let Some(first) = sch.first_mut() {
+        first.persistent_requests = (0..n).map(|r| (r, 2 * (n - 1))).collect();
+    }
+    sch
+}
+
+/// Bruck's Alltoall as both MPIs make it: each step sends its blocks through an indexed
+/// datatype built, committed and freed in that step (Open MPI's
+/// `ompi_coll_base_alltoall_intra_bruck`, MPICH's `MPIR_Alltoall_intra_brucks`), then
+/// copies the blocks it received into the temporary buffer, over the blocks it has just
+/// sent. Where those blocks lie together (every step on 2 ranks, the last step on any
+/// number), the datatype is contiguous, and a rendezvous message of it is read by the
+/// receiver's single copy: the copy back then writes lines the partner has just read
+/// (`Round::rewrite`, after the step). Blocks apart are packed by their sender, whose
+/// lines stay its own. Two ranks, Open MPI vader, 4 KiB blocks, without loggp
+/// (2026-11-27, three batches of 2000 calls, medians): forced Bruck 5.1–5.8 µs against
+/// pairwise 3.1–3.9; a memcpy into the send buffer before an MPI_Sendrecv of that
+/// one-block indexed type added 1.1–1.3 µs, as much as before a contiguous one.
+pub(super) fn typed_bruck_alltoall(n: u32, m: u64) -> Schedule {
+    let mut k = 0;
+    s::bruck_alltoall(n, m)
+        .into_iter()
+        .flat_map(|r| {
+            if r.msgs.is_empty() {
+                return vec![r];
+            }
+            let bit = 1u32 << k;
+            k += 1;
+            let blocks: Vec<u32> = (1..n).filter(|i| i & bit != 0).collect();
+            let together = blocks.windows(2).all(|w| w[1] == w[0] + 1);
+            let sent = m * blocks.len() as u64;
+            let step = s::Round {
+                datatypes: (0..n).map(|k| (k, 1)).collect(),
+                ..r
+            };
+            let after = s::Round {
+                rewrite: (0..n).map(|r| (r, sent)).collect(),
+                ..Default::default()
+            };
+            if together {
+                vec![step, after]
+            } else {
+                vec![step]
+            }
+        })
+        .collect()
+}
+
+/// Open MPI's linear Allgather (`ompi_coll_base_allgather_intra_basic_linear`): a
+/// gather to rank 0, then a broadcast of the n blocks from its receive buffer, which the
+/// gather has just written there (`Round::rewrite`).
+pub(super) fn openmpi_linear_allgather(n: u32, m: u64) -> Schedule {
+    let bcast = root_rewrites(s::binomial_bcast(n, m * n as u64), m * n as u64);
+    s::reduce_then_bcast(s::linear_gather(n, m), bcast)
+}
+
+/// `bcast` after its root (rank 0) has written the `bytes` it sends into lines the other
+/// ranks read in the call before (`Round::rewrite`, on its first round).
+pub(super) fn root_rewrites(mut bcast: Schedule, bytes: u64) -> Schedule {
+    if let Some(first) = bcast.first_mut() {
+        first.rewrite = vec![(0, bytes)];
+    }
+    bcast
+}
+
+/// Open MPI's basic linear Allreduce (`ompi_coll_base_allreduce_intra_basic_linear`): a
+/// linear reduce into rank 0's receive buffer, then a linear Bcast from it. Called again
+/// on the same buffers, the root receives and reduces into lines every other rank read
+/// in the Bcast before (`Round::rewrite`), as the linear Allgather's root does. Two
+/// ranks, Open MPI vader, 256 KiB, forced, five jobs (2026-11-27): priced 51–66 µs
+/// without it, measured 71–97 µs in four (40 µs in one).
+pub(super) fn openmpi_linear_allreduce(n: u32, m: u64) -> Schedule {
+    s::reduce_then_bcast(
+        s::linear_reduce(n, m),
+        root_rewrites(s::linear_bcast(n, m), m),
+    )
+}
+
+pub(super) fn openmpi_ring_allreduce(n: u32, m: u64) -> Schedule {
+    if elements(m) < n as u64 {
+        openmpi_recursive_doubling_allreduce(n, m)
+    } else {
+        s::ring_allreduce(n, m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::schedule::{self as s, Price};
+    use super::super::select;
+
+    fn nothing(_: u64) -> f64 {
+        0.0
+    }
+
+    fn local(copy_ns: &dyn Fn(u64) -> f64) -> s::Local<'_> {
+        s::Local {
+            reduce_ns: &nothing,
+            copy_ns,
+            datatype_setup_ns: 0.0,
+        }
+    }
+
+    /// Open MPI's recursive doubling Allreduce, its buffers followed: on 4 ranks the upper
+    /// rank of each pair reduces into what its partner has just read (ranks 1 and 3 in the
+    /// first step, 2 and 3 in the second), ranks 0 and 3 end in the temporary buffer and copy
+    /// it back, and rank 1 alone, whose temporary buffer a partner read last (rank 0 received
+    /// into its own in the second step), takes it back in the next call's copy. On 2 ranks the upper rank's rewrite lies after the exchange:
+    /// the lower's copy (400 ns over the plain one) delays the exchange, and the upper's
+    /// reduction adds as much after it.
+    #[test]
+    fn recursive_doubling_rewrites_where_open_mpi_writes_what_the_partner_read() {
+        let a = select::openmpi("allreduce")
+            .iter()
+            .find(|a| a.name == "recursive_doubling")
+            .unwrap();
+        let sch = (a.schedule)(4, 262144).unwrap();
+        let ranks = |v: &[(u32, u64)]| v.iter().map(|x| x.0).collect::<Vec<_>>();
+        let rewrites: Vec<Vec<u32>> = (sch.iter())
+            .filter(|r| !r.rewrite.is_empty())
+            .map(|r| ranks(&r.rewrite))
+            .collect();
+        assert_eq!(rewrites, [vec![1], vec![1, 3], vec![2, 3]]);
+        assert_eq!(ranks(&sch.last().unwrap().copy), [0, 3]);
+        let price = |refill: Option<f64>| {
+            move |_: u32, _: u32, _: u64| Price {
+                end_to_end_ns: 1000.0,
+                send_overhead_ns: 100.0,
+                recv_overhead_ns: 100.0,
+                gap_ns: 100.0,
+                exchange_ns: Some(1000.0),
+                exchange_refill_ns: refill,
+                ..Price::default()
+            }
+        };
+        let sch = (a.schedule)(2, 262144).unwrap();
+        let members = |refill| s::simulate_members(2, &sch, &price(refill), &local(&nothing));
+        assert_eq!(members(None), [1000.0, 1000.0]);
+        assert_eq!(members(Some(1400.0)), [1400.0, 1800.0]);
+    }
+
+    /// Bruck's Alltoall: a step whose blocks lie together sends a contiguous datatype, which
+    /// the receiver's single copy reads, and the copy back over those blocks takes their
+    /// lines back (a rewrite after the step); blocks apart are packed by their sender. On 2
+    /// ranks its one step; on 4 ranks the second step (blocks 2 and 3), not the first (1, 3);
+    /// on 8 ranks the third (4–7).
+    #[test]
+    fn bruck_rewrites_after_the_steps_whose_blocks_lie_together() {
+        let a = select::openmpi("alltoall")
+            .iter()
+            .find(|a| a.name == "modified_bruck")
+            .unwrap();
+        let rewritten = |n: u32| -> Vec<u64> {
+            let sch = (a.schedule)(n, 4096).unwrap();
+            (sch.iter().skip(1))
+                .zip(&sch)
+                .filter(|(r, _)| !r.rewrite.is_empty())
+                .map(|(r, step)| {
+                    assert!(!step.msgs.is_empty(), "a rewrite follows its step");
+                    r.rewrite[0].1
+                })
+                .collect()
+        };
+        assert_eq!(rewritten(2), [4096]);
+        assert_eq!(rewritten(4), [8192]);
+        assert_eq!(rewritten(8), [16384]);
+    }
+}
