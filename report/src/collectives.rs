@@ -67,6 +67,14 @@ pub struct AlgorithmCost {
     pub predicted_member_mean_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted_member_mean_ns_ci: Option<[f64; 2]>,
+    /// The prediction with each member entering when it did (its mean wait for the last
+    /// entry, `waits.collectives[].arrival_wait_ns`), from the last entry to the last
+    /// exit, as `measured_ns` is measured: what a message sent before its receiver
+    /// entered, or a late partner, does to the call. Null without the time split, or
+    /// where the communicator does not span the job's ranks (members are taken in world
+    /// rank order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_as_entered_ns: Option<f64>,
 }
 
 /// Per (collective, communicator size, size bin): the prediction for the algorithm in
@@ -91,6 +99,10 @@ pub struct CollectiveModel {
     pub algorithm_source: Option<String>,
     pub predicted_ns: Option<f64>,
     pub predicted_ns_ci: Option<[f64; 2]>,
+    /// The algorithm in use's `AlgorithmCost::predicted_as_entered_ns`: the prediction
+    /// to set beside `measured_ns` where the members entered apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_as_entered_ns: Option<f64>,
     /// The measured cost of one call: the largest over the members of the mean time from
     /// the last member's entry to the member's exit (the time split's collective cost),
     /// so that waiting for late members does not count.

@@ -177,6 +177,7 @@ fn allreduce_report(measured_costs: &[f64]) -> Report {
         predicted_ns_ci: Some([ns - 50.0, ns + 50.0]),
         predicted_member_mean_ns: Some(ns),
         predicted_member_mean_ns_ci: Some([ns - 50.0, ns + 50.0]),
+        predicted_as_entered_ns: None,
     };
     let mut r = Report::default();
     r.collective_model.push(CollectiveModel {

@@ -20,12 +20,14 @@
 //! The schedules and the simulation are in `schedule`, the MPIs' choices in `select`.
 mod buffers;
 pub mod fixed;
+mod measured;
 mod prices;
 pub mod schedule;
 pub mod select;
 pub mod sim;
 
-use loggp_report::{bins, AlgorithmCost, CollectiveModel, Mode, PeerClass, Report};
+use loggp_report::{AlgorithmCost, CollectiveModel, Mode, PeerClass, Report};
+use measured::measured;
 use prices::Prices;
 
 /// The collectives the model covers: MPI name, the MPI's short name.
@@ -154,95 +156,6 @@ fn choice(r: &Report, coll: &'static str, n: u32, m: u64) -> Choice {
     }
 }
 
-/// A measured collective: function, communicator size, size bin, message size, its
-/// cost and interval, the calls behind it, and where the cost comes from.
-struct Measured {
-    function: String,
-    coll: &'static str,
-    n: u32,
-    bin: (u64, u64),
-    m: u64,
-    cost: Option<(f64, Option<[f64; 2]>)>,
-    calls: u64,
-    from: &'static str,
-    /// The largest member's mean wait for the last entry (ns; 0 without the time split).
-    lead_ns: f64,
-}
-
-fn measured(r: &Report) -> Vec<Measured> {
-    let key = |f: &str| COLLECTIVES.iter().find(|c| c.0 == f).map(|c| c.1);
-    let mut out: Vec<Measured> = vec![];
-    if r.waits.status == "done" {
-        for c in &r.waits.collectives {
-            let Some(coll) = key(&c.function) else {
-                continue;
-            };
-            let m = message_bytes(coll, c.comm_size, c.bytes_mean);
-            let i = match out.iter().position(|x| {
-                x.function == c.function && x.n == c.comm_size && x.bin.0 == c.size_lo_bytes
-            }) {
-                Some(i) => i,
-                None => {
-                    out.push(Measured {
-                        function: c.function.clone(),
-                        coll,
-                        n: c.comm_size,
-                        bin: (c.size_lo_bytes, c.size_hi_bytes),
-                        m,
-                        cost: None,
-                        calls: 0,
-                        lead_ns: 0.0,
-                        from: if c.cost_median_ns.is_some() {
-                            "the time split's collective cost: the largest over the members of the median time from the last entry to the member's exit (the model prices a call, not a preempted one; the mean is in waits.collectives)"
-                        } else {
-                            "the time split's collective cost: the largest over the members of the mean time from the last entry to the member's exit"
-                        },
-                    });
-                    out.len() - 1
-                }
-            };
-            let x = &mut out[i];
-            // The root of a Reduce counts 2m: the other members give m.
-            x.m = x.m.min(m);
-            x.calls = x.calls.max(c.calls_matched);
-            x.lead_ns = x.lead_ns.max(c.arrival_wait_ns);
-            // The median where the report has it (see `CollectiveSplit::cost_median_ns`).
-            let (cost, ci) = match c.cost_median_ns {
-                Some(v) => (v, c.cost_median_ns_ci),
-                None => (c.cost_ns, c.cost_ns_ci),
-            };
-            if x.cost.is_none_or(|(v, _)| cost > v) {
-                x.cost = Some((cost, ci));
-            }
-        }
-        return out;
-    }
-    // Without the time split: the fastest decile of the calls, which waited least.
-    for c in &r.cells {
-        let (Some(coll), Some(n), Mode::Collective) = (key(&c.function), c.comm_size, c.mode)
-        else {
-            continue;
-        };
-        if c.count == 0 {
-            continue;
-        }
-        let hist: Vec<(u16, u64)> = c.hist.iter().map(|x| (x[0] as u16, x[1])).collect();
-        let bin = bins::size_bin_range(c.size_bin);
-        out.push(Measured {
-            function: c.function.clone(),
-            coll,
-            n,
-            bin,
-            m: message_bytes(coll, n, c.bytes as f64 / c.count as f64),
-            cost: bins::quantile(&hist, 0.1).map(|q| (q, bins::quantile_ci(&hist, 0.1))),
-            calls: c.count,
-            lead_ns: 0.0,
-            from: "the fastest decile of the calls (no time split in this report): waiting is not taken out",
-        });
-    }
-    out
-}
-
 /// The largest number of receivers that copy rendezvous-range data (by the intra-node
 /// calibration's prices) from different buffers at once in one round of `algorithm`'s
 /// schedule, for `row`'s collective and message size, exchanges the exchange probe priced
@@ -302,8 +215,11 @@ pub fn concurrent_rendezvous(r: &Report, row: &CollectiveModel, algorithm: &str)
 fn early_entry(row: &CollectiveModel, lead_ns: f64) -> Option<String> {
     let (p, m) = (row.predicted_ns?, row.measured_ns?);
     (p > 1.3 * m && lead_ns >= 0.2 * p).then(|| {
+        let as_entered = row.predicted_as_entered_ns.map_or(String::new(), |a| {
+            format!(" (priced as they entered: {a:.0} ns, {:.2} x)", m / a)
+        });
         format!(
-            "measured {:.2} x the price: one member entered {lead_ns:.0} ns before the last on average, and the cost is measured from the last entry, when part of the call had run; the model prices the members entering together",
+            "measured {:.2} x the price: one member entered {lead_ns:.0} ns before the last on average, and the cost is measured from the last entry, when part of the call had run; the model prices the members entering together{as_entered}",
             m / p
         )
     })
@@ -430,6 +346,21 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 let mean = t.iter().sum::<f64>() / t.len().max(1) as f64;
                 (copy + last, copy + mean)
             };
+            let entries = x.entries(r.ranks.len());
+            let as_entered = |sch: &schedule::Schedule, e: &[f64]| {
+                let t = sim::simulate_members_from(
+                    e,
+                    sch,
+                    &|_, _, b| p.at(b, 0),
+                    &schedule::Local {
+                        reduce_ns: &|b| reduce_local(local, b),
+                        copy_ns: &|b| reduce_local(copies, b),
+                        datatype_setup_ns: cfg.datatype_setup_ns.unwrap_or(0.0),
+                    },
+                );
+                let last_entry = e.iter().copied().fold(0.0, f64::max);
+                copy + t.iter().copied().fold(0.0, f64::max) - last_entry
+            };
             for a in c.algorithms {
                 let Some(sch) = (a.schedule)(x.n, x.m) else {
                     continue;
@@ -442,12 +373,14 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                     predicted_ns_ci: Some([lo.0, hi.0]),
                     predicted_member_mean_ns: Some(mid.1),
                     predicted_member_mean_ns_ci: Some([lo.1, hi.1]),
+                    predicted_as_entered_ns: entries.as_deref().map(|e| as_entered(&sch, e)),
                 });
             }
             if let Some(name) = &row.algorithm {
                 if let Some(a) = row.alternatives.iter().find(|a| &a.algorithm == name) {
                     row.predicted_ns = Some(a.predicted_ns);
                     row.predicted_ns_ci = a.predicted_ns_ci;
+                    row.predicted_as_entered_ns = a.predicted_as_entered_ns;
                 }
             }
             if let Some(why) = early_entry(&row, x.lead_ns) {

@@ -161,8 +161,20 @@ pub fn simulate_members(
     price: &dyn Fn(u32, u32, u64) -> Price,
     local: &Local,
 ) -> Vec<f64> {
-    let n = n as usize;
-    let mut t = vec![0.0f64; n];
+    simulate_members_from(&vec![0.0; n as usize], schedule, price, local)
+}
+
+/// As `simulate_members`, each rank entering at its own time (`entries`, one per rank):
+/// what a message sent before its receiver entered, or a partner's late entry, does to
+/// each member's exit.
+pub fn simulate_members_from(
+    entries: &[f64],
+    schedule: &Schedule,
+    price: &dyn Fn(u32, u32, u64) -> Price,
+    local: &Local,
+) -> Vec<f64> {
+    let n = entries.len();
+    let mut t = entries.to_vec();
     for round in schedule {
         let start = t.clone();
         let mut cpu = start.clone();

@@ -1,0 +1,182 @@
+//! What each collective cost as measured: from the time split where the report has it
+//! (the cost from the last member's entry, and each member's wait for it), else from the
+//! fastest decile of the calls.
+use super::{message_bytes, COLLECTIVES};
+use loggp_report::{bins, Mode, Report};
+
+/// A measured collective: function, communicator size, size bin, message size, its
+/// cost and interval, the calls behind it, and where the cost comes from.
+pub(super) struct Measured {
+    pub(super) function: String,
+    pub(super) coll: &'static str,
+    pub(super) n: u32,
+    pub(super) bin: (u64, u64),
+    pub(super) m: u64,
+    pub(super) cost: Option<(f64, Option<[f64; 2]>)>,
+    pub(super) calls: u64,
+    pub(super) from: &'static str,
+    /// The largest member's mean wait for the last entry (ns; 0 without the time split).
+    pub(super) lead_ns: f64,
+    /// Each member's mean wait for the last entry, by world rank, where every rank of
+    /// the job is a member (see `AlgorithmCost::predicted_as_entered_ns`).
+    pub(super) waits: Vec<(u32, f64)>,
+}
+
+impl Measured {
+    /// Each member's entry time, the first at 0, where the time split has every rank's
+    /// mean wait for the last entry and the communicator spans the job's ranks.
+    pub(super) fn entries(&self, ranks: usize) -> Option<Vec<f64>> {
+        if self.n as usize != ranks || self.waits.len() != ranks {
+            return None;
+        }
+        let mut w = vec![None; ranks];
+        for &(rank, wait) in &self.waits {
+            *w.get_mut(rank as usize)? = Some(wait);
+        }
+        let w: Vec<f64> = w.into_iter().collect::<Option<_>>()?;
+        let first = w.iter().copied().fold(0.0, f64::max);
+        Some(w.iter().map(|x| first - x).collect())
+    }
+}
+
+pub(super) fn measured(r: &Report) -> Vec<Measured> {
+    let key = |f: &str| COLLECTIVES.iter().find(|c| c.0 == f).map(|c| c.1);
+    let mut out: Vec<Measured> = vec![];
+    if r.waits.status == "done" {
+        for c in &r.waits.collectives {
+            let Some(coll) = key(&c.function) else {
+                continue;
+            };
+            let m = message_bytes(coll, c.comm_size, c.bytes_mean);
+            let i = match out.iter().position(|x| {
+                x.function == c.function && x.n == c.comm_size && x.bin.0 == c.size_lo_bytes
+            }) {
+                Some(i) => i,
+                None => {
+                    out.push(Measured {
+                        function: c.function.clone(),
+                        coll,
+                        n: c.comm_size,
+                        bin: (c.size_lo_bytes, c.size_hi_bytes),
+                        m,
+                        cost: None,
+                        calls: 0,
+                        lead_ns: 0.0,
+                        waits: vec![],
+                        from: if c.cost_median_ns.is_some() {
+                            "the time split's collective cost: the largest over the members of the median time from the last entry to the member's exit (the model prices a call, not a preempted one; the mean is in waits.collectives)"
+                        } else {
+                            "the time split's collective cost: the largest over the members of the mean time from the last entry to the member's exit"
+                        },
+                    });
+                    out.len() - 1
+                }
+            };
+            let x = &mut out[i];
+            // The root of a Reduce counts 2m: the other members give m.
+            x.m = x.m.min(m);
+            x.calls = x.calls.max(c.calls_matched);
+            x.lead_ns = x.lead_ns.max(c.arrival_wait_ns);
+            x.waits.push((c.rank, c.arrival_wait_ns));
+            // The median where the report has it (see `CollectiveSplit::cost_median_ns`).
+            let (cost, ci) = match c.cost_median_ns {
+                Some(v) => (v, c.cost_median_ns_ci),
+                None => (c.cost_ns, c.cost_ns_ci),
+            };
+            if x.cost.is_none_or(|(v, _)| cost > v) {
+                x.cost = Some((cost, ci));
+            }
+        }
+        return out;
+    }
+    // Without the time split: the fastest decile of the calls, which waited least.
+    for c in &r.cells {
+        let (Some(coll), Some(n), Mode::Collective) = (key(&c.function), c.comm_size, c.mode)
+        else {
+            continue;
+        };
+        if c.count == 0 {
+            continue;
+        }
+        let hist: Vec<(u16, u64)> = c.hist.iter().map(|x| (x[0] as u16, x[1])).collect();
+        let bin = bins::size_bin_range(c.size_bin);
+        out.push(Measured {
+            function: c.function.clone(),
+            coll,
+            n,
+            bin,
+            m: message_bytes(coll, n, c.bytes as f64 / c.count as f64),
+            cost: bins::quantile(&hist, 0.1).map(|q| (q, bins::quantile_ci(&hist, 0.1))),
+            calls: c.count,
+            lead_ns: 0.0,
+            waits: vec![],
+            from: "the fastest decile of the calls (no time split in this report): waiting is not taken out",
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sim::{simulate_members_from, Local, Price, Round};
+    use super::Measured;
+
+    fn row(n: u32, waits: Vec<(u32, f64)>) -> Measured {
+        Measured {
+            function: "MPI_Bcast".into(),
+            coll: "bcast",
+            n,
+            bin: (8, 8),
+            m: 8,
+            cost: None,
+            calls: 100,
+            from: "",
+            lead_ns: 0.0,
+            waits,
+        }
+    }
+
+    /// Each member's entry from its mean wait for the last one (the first to enter at 0),
+    /// in world rank order; none where a rank is missing or the communicator is not the
+    /// job's ranks.
+    #[test]
+    fn members_enter_as_long_before_the_last_as_they_waited() {
+        let e = row(3, vec![(2, 100.0), (0, 300.0), (1, 0.0)]).entries(3);
+        assert_eq!(e, Some(vec![0.0, 300.0, 200.0]));
+        assert_eq!(row(3, vec![(0, 300.0), (1, 0.0)]).entries(3), None);
+        assert_eq!(row(2, vec![(0, 300.0), (1, 0.0)]).entries(3), None);
+        assert_eq!(row(2, vec![(0, 300.0), (5, 0.0)]).entries(2), None);
+    }
+
+    /// A root that enters 300 ns before its one receiver: its eager message (1000 ns end
+    /// to end, o_r 100) is in 900 ns after the root's entry, so the receiver leaves 1000
+    /// ns after it, 700 ns after the last entry, where members entering together take
+    /// 1000. A rendezvous message waits for its receiver to enter instead.
+    #[test]
+    fn a_member_that_enters_first_has_sent_before_the_last_enters() {
+        let sch = vec![Round {
+            msgs: vec![(0, 1, 8)],
+            ..Default::default()
+        }];
+        let price = |rendezvous: bool| {
+            move |_: u32, _: u32, _: u64| Price {
+                end_to_end_ns: 1000.0,
+                send_overhead_ns: 100.0,
+                recv_overhead_ns: 100.0,
+                gap_ns: 100.0,
+                rendezvous,
+                ..Price::default()
+            }
+        };
+        let nothing = |_: u64| 0.0;
+        let local = Local {
+            reduce_ns: &nothing,
+            copy_ns: &nothing,
+            datatype_setup_ns: 0.0,
+        };
+        let exits = |e: &[f64], r: bool| simulate_members_from(e, &sch, &price(r), &local);
+        assert_eq!(exits(&[0.0, 0.0], false)[1], 1000.0);
+        assert_eq!(exits(&[0.0, 300.0], false)[1] - 300.0, 700.0);
+        assert_eq!(exits(&[0.0, 300.0], true)[1] - 300.0, 1000.0);
+    }
+}
