@@ -129,17 +129,24 @@ pub(super) fn openmpi_recursive_doubling_allreduce(n: u32, m: u64) -> Schedule {
     sch
 }
 
-/// MPICH's Bcast by a binomial scatter and an allgather (`bcast_intra_scatter_*_allgather.c`)
-/// called again on one buffer, as an iterative code does: from the second call on, each
-/// message sends lines its sender wrote in the call before (the root's blocks came back to
-/// it in the allgather, every other rank forwards blocks it received), which the
-/// receiver's single copy then takes from the sender's cache. The scatter's sends are
-/// priced with the rewrite excess (`Round::rewrite`), the allgather's exchanges as
+/// A Bcast by a binomial scatter and an allgather, as both MPIs make it (MPICH's
+/// `bcast_intra_scatter_*_allgather.c`, Open MPI's
+/// `ompi_coll_base_bcast_intra_scatter_allgather` and `…_scatter_allgather_ring`), called
+/// again on one buffer, as an iterative code does: from the second call on, each scatter
+/// message lands in lines the receiver sent in the call before's allgather (which the
+/// partner's single copy read) and sends lines its sender wrote then (the root's blocks
+/// came back to it in the allgather, every other rank forwards blocks it received), and
+/// each allgather exchange receives into the blocks the scatter sent. The scatter's sends
+/// are priced with the rewrite excess (`Round::rewrite`), the allgather's exchanges as
 /// refills. Two ranks, MPICH ch4:ucx, 256 KiB, by hand without loggp (2026-11-26): the
 /// scatter's send 9.4 µs and the exchange 10.5 µs alone, 36.9–40.5 µs together in one
 /// buffer as the algorithm runs them (the forced Bcast 38.6–42.3 µs); the refill exchange
-/// of 128 KiB 20.3–21.8 µs against 9.6–11.0 plain.
-pub(super) fn mpich_scatter_bcast(n: u32, m: u64, ring: bool) -> Schedule {
+/// of 128 KiB 20.3–21.8 µs against 9.6–11.0 plain. Open MPI vader, 2 ranks, 256 KiB,
+/// by hand (2026-11-28): the scatter's 128 KiB into the buffer as the algorithm reuses it
+/// 17.7–18.6 µs, against 6.9–7.5 µs into lines of the receiver's own; the forced Bcast
+/// 34.9–35.8 µs. The test's forced rows, refitted (five jobs): priced 27–36 µs with the
+/// allgather's refill alone (0.71–0.94 × measured), 37–50 µs now (0.98–1.31 ×).
+pub(super) fn scatter_bcast_again(n: u32, m: u64, ring: bool) -> Schedule {
     let scatter = s::log2_ceil(n) as usize;
     s::scatter_bcast(n, m, ring)
         .into_iter()
@@ -154,13 +161,6 @@ pub(super) fn mpich_scatter_bcast(n: u32, m: u64, ring: bool) -> Schedule {
                 s::Round { refill: true, ..r }
             }
         })
-        .collect()
-}
-
-/// Every round of `sch` priced as a refill where it is an exchange (`Round::refill`).
-pub(super) fn refilled(sch: Schedule) -> Schedule {
-    sch.into_iter()
-        .map(|r| s::Round { refill: true, ..r })
         .collect()
 }
 
@@ -335,5 +335,21 @@ mod tests {
         assert_eq!(rewritten(2), [4096]);
         assert_eq!(rewritten(4), [8192]);
         assert_eq!(rewritten(8), [16384]);
+    }
+
+    /// Open MPI's scatter-allgather Bcast as MPICH's: on 2 ranks the root's half to rank 1
+    /// lands in lines rank 1 sent in the call before (a rewrite on the scatter's send),
+    /// and the halves' exchange is a refill.
+    #[test]
+    fn a_scatter_allgather_bcast_scatters_into_what_the_allgather_sent() {
+        for table in [select::openmpi("bcast"), select::mpich("bcast")] {
+            let a = (table.iter())
+                .find(|a| a.name.starts_with("scatter") && !a.name.contains("ring"))
+                .unwrap();
+            let sch = (a.schedule)(2, 262144).unwrap();
+            assert_eq!(sch[0].msgs, [(0, 1, 131072)]);
+            assert_eq!(sch[0].rewrite, [(0, 131072)], "{}", a.name);
+            assert!(!sch[0].refill && sch[1].refill && sch[1].msgs.len() == 2);
+        }
     }
 }

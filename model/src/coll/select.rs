@@ -101,14 +101,12 @@ pub fn openmpi(coll: &str) -> &'static [Algorithm] {
         alg!("5", "binary_tree", |n, m| Some(s::binary_bcast(n, m))),
         alg!("6", "binomial", |n, m| Some(s::binomial_bcast(n, m))),
         alg!("7", "knomial", |n, m| Some(s::knomial_bcast(n, m, 4))),
-        // The allgather receives into the blocks the scatter sent (so the partner read
-        // them), and the next call's scatter into those the allgather sent: refills.
-        alg!("8", "scatter_allgather", |n, m| Some(refilled(
-            s::scatter_bcast(n, m, false)
+        alg!("8", "scatter_allgather", |n, m| Some(scatter_bcast_again(
+            n, m, false
         ))),
-        alg!("9", "scatter_allgather_ring", |n, m| Some(refilled(
-            s::scatter_bcast(n, m, true)
-        ))),
+        alg!("9", "scatter_allgather_ring", |n, m| Some(
+            scatter_bcast_again(n, m, true)
+        )),
     ];
     static ALLGATHER: [Algorithm; 6] = [
         alg!("1", "linear", |n, m| Some(openmpi_linear_allgather(n, m))),
@@ -197,12 +195,12 @@ pub fn mpich(coll: &str) -> &'static [Algorithm] {
         alg!(
             "scatter_recursive_doubling_allgather",
             "scatter_recursive_doubling_allgather",
-            |n, m| Some(mpich_scatter_bcast(n, m, false))
+            |n, m| Some(scatter_bcast_again(n, m, false))
         ),
         alg!(
             "scatter_ring_allgather",
             "scatter_ring_allgather",
-            |n, m| Some(mpich_scatter_bcast(n, m, true))
+            |n, m| Some(scatter_bcast_again(n, m, true))
         ),
     ];
     static ALLGATHER: [Algorithm; 3] = [
