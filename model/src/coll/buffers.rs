@@ -257,27 +257,17 @@ pub(super) fn openmpi_ring_allreduce(n: u32, m: u64) -> Schedule {
 
 #[cfg(test)]
 mod tests {
-    use super::super::schedule::{self as s, Price};
+    use super::super::schedule as s;
     use super::super::select;
-
-    fn nothing(_: u64) -> f64 {
-        0.0
-    }
-
-    fn local(copy_ns: &dyn Fn(u64) -> f64) -> s::Local<'_> {
-        s::Local {
-            reduce_ns: &nothing,
-            copy_ns,
-            datatype_setup_ns: 0.0,
-        }
-    }
+    use super::super::tests::{local, nothing, refill_price};
 
     /// Open MPI's recursive doubling Allreduce, its buffers followed: on 4 ranks the upper
-    /// rank of each pair reduces into what its partner has just read (ranks 1 and 3 in the
-    /// first step, 2 and 3 in the second), ranks 0 and 3 end in the temporary buffer and copy
-    /// it back, and rank 1 alone, whose temporary buffer a partner read last (rank 0 received
-    /// into its own in the second step), takes it back in the next call's copy. On 2 ranks the upper rank's rewrite lies after the exchange:
-    /// the lower's copy (400 ns over the plain one) delays the exchange, and the upper's
+    /// rank of each pair reduces into what its partner has just read (ranks 1 and 3 in
+    /// the first step, 2 and 3 in the second), ranks 0 and 3 end in the temporary buffer
+    /// and copy it back, and rank 1 alone, whose temporary buffer a partner read last
+    /// (rank 0 received into its own in the second step), takes it back in the next
+    /// call's copy. On 2 ranks the upper rank's rewrite lies after the exchange: the
+    /// lower's copy (400 ns over the plain one) delays the exchange, and the upper's
     /// reduction adds as much after it.
     #[test]
     fn recursive_doubling_rewrites_where_open_mpi_writes_what_the_partner_read() {
@@ -293,19 +283,9 @@ mod tests {
             .collect();
         assert_eq!(rewrites, [vec![1], vec![1, 3], vec![2, 3]]);
         assert_eq!(ranks(&sch.last().unwrap().copy), [0, 3]);
-        let price = |refill: Option<f64>| {
-            move |_: u32, _: u32, _: u64| Price {
-                end_to_end_ns: 1000.0,
-                send_overhead_ns: 100.0,
-                recv_overhead_ns: 100.0,
-                gap_ns: 100.0,
-                exchange_ns: Some(1000.0),
-                exchange_refill_ns: refill,
-                ..Price::default()
-            }
-        };
         let sch = (a.schedule)(2, 262144).unwrap();
-        let members = |refill| s::simulate_members(2, &sch, &price(refill), &local(&nothing));
+        let members =
+            |refill| s::simulate_members(2, &sch, &refill_price(refill), &local(&nothing));
         assert_eq!(members(None), [1000.0, 1000.0]);
         assert_eq!(members(Some(1400.0)), [1400.0, 1800.0]);
     }

@@ -16,16 +16,30 @@ fn flat(e2e: f64, o: f64, gap: f64) -> impl Fn(u32, u32, u64) -> Price {
     }
 }
 
-fn nothing(_: u64) -> f64 {
+pub(super) fn nothing(_: u64) -> f64 {
     0.0
 }
 
 /// Local work priced by `copy_ns` alone.
-fn local(copy_ns: &dyn Fn(u64) -> f64) -> s::Local<'_> {
+pub(super) fn local(copy_ns: &dyn Fn(u64) -> f64) -> s::Local<'_> {
     s::Local {
         reduce_ns: &nothing,
         copy_ns,
         datatype_setup_ns: 0.0,
+    }
+}
+
+/// Every message 1000 ns end to end (o_s, o_r and g 100 ns), the exchange 1000 ns, the
+/// refill exchange `refill` where measured.
+pub(super) fn refill_price(refill: Option<f64>) -> impl Fn(u32, u32, u64) -> Price {
+    move |_: u32, _: u32, _: u64| Price {
+        end_to_end_ns: 1000.0,
+        send_overhead_ns: 100.0,
+        recv_overhead_ns: 100.0,
+        gap_ns: 100.0,
+        exchange_ns: Some(1000.0),
+        exchange_refill_ns: refill,
+        ..Price::default()
     }
 }
 
@@ -414,17 +428,7 @@ fn receivers_read_a_rendezvous_senders_buffer_at_once_and_share_it() {
 /// refill exchange's 400 ns over the plain one), then the Bcast's message.
 #[test]
 fn a_linear_allreduce_root_takes_back_what_its_bcast_gave_out() {
-    let price = |refill: Option<f64>| {
-        move |_: u32, _: u32, _: u64| Price {
-            end_to_end_ns: 1000.0,
-            send_overhead_ns: 100.0,
-            recv_overhead_ns: 100.0,
-            gap_ns: 100.0,
-            exchange_ns: Some(1000.0),
-            exchange_refill_ns: refill,
-            ..Price::default()
-        }
-    };
+    let price = refill_price;
     let a = select::openmpi("allreduce")
         .iter()
         .find(|a| a.name == "basic_linear")
