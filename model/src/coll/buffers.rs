@@ -54,9 +54,9 @@ pub(super) fn rewritten(n: u32, m: u64, sch: Schedule) -> Schedule {
 /// ranks 0 and 3). Called again on the same buffers, a rank whose T its partner read last
 /// takes its lines back in the next call's copy (the rewrite before the first round).
 /// Two ranks, Open MPI vader, 256 KiB, without loggp (2026-11-27, three batches of 300
-/// calls, medians): the upper rank's reduction 32–36 µs against 9–10 µs for one into
-/// lines of its own, the lower rank's 16–17 µs; the lower rank's copy 17–18 µs, the
-/// upper's 9 µs. The extra ranks of a size that is not a power of two (`fold_in`) send T
+/// calls, medians): the upper rank's reduction 32–36 µs against 8.9–11.3 µs for one
+/// into lines of its own, the lower rank's 16–17 µs; the lower rank's copy 16.6–18.2
+/// µs, the upper's 9 µs. The extra ranks of a size that is not a power of two (`fold_in`) send T
 /// and receive their result into R.
 pub(super) fn openmpi_recursive_doubling_allreduce(n: u32, m: u64) -> Schedule {
     let p = pof2(n);
@@ -186,7 +186,7 @@ pub(super) fn openmpi_linear_alltoall(n: u32, m: u64) -> Schedule {
 /// lines stay its own. Two ranks, Open MPI vader, 4 KiB blocks, without loggp
 /// (2026-11-27, three batches of 2000 calls, medians): forced Bruck 5.1–5.8 µs against
 /// pairwise 3.1–3.9; a memcpy into the send buffer before an MPI_Sendrecv of that
-/// one-block indexed type added 1.1–1.3 µs, as much as before a contiguous one.
+/// one-block indexed type added 1.1–1.8 µs, and 1.0–1.3 µs before a contiguous one.
 pub(super) fn typed_bruck_alltoall(n: u32, m: u64) -> Schedule {
     let mut k = 0;
     s::bruck_alltoall(n, m)
