@@ -14,6 +14,7 @@ pub fn model_table(r: &Report) -> Option<Table> {
             "message",
             "algorithm in use",
             "predicted",
+            "as entered",
             "measured",
             "best by the model",
         ],
@@ -39,10 +40,12 @@ pub fn model_table(r: &Report) -> Option<Table> {
                 _ => "not known".into(),
             },
             fmt_ns_ci(c.predicted_ns, c.predicted_ns_ci),
+            c.predicted_as_entered_ns
+                .map_or("-".into(), |v| fmt_ns(Some(v))),
             fmt_ns_ci(c.measured_ns, c.measured_ns_ci),
             best,
         ]);
     }
-    t.note = Some("predicted: the algorithm's point-to-point schedule simulated with the calibration's LogGP prices (o_s, o_r, g + (s−1)G, end-to-end time, rendezvous), all members entering at once; measured: see each row's note in the JSON".into());
+    t.note = Some("predicted: the algorithm's point-to-point schedule simulated with the calibration's LogGP prices (o_s, o_r, g + (s−1)G, end-to-end time, rendezvous), all members entering at once; as entered: the same with each member entering when it did on average (its wait for the last entry, from the time split), timed from the last entry as measured is; measured: see each row's note in the JSON".into());
     Some(t)
 }
