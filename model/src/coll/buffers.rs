@@ -60,10 +60,9 @@ pub(super) fn rewritten(n: u32, m: u64, sch: Schedule) -> Schedule {
 /// and receive their result into R.
 pub(super) fn openmpi_recursive_doubling_allreduce(n: u32, m: u64) -> Schedule {
     let p = pof2(n);
-    // Per rank: whether its send buffer is T, and whether the partner read T, R last.
+    // Per rank: whether its send buffer is T, and whether a partner read T last.
     let mut send_is_t = vec![true; n as usize];
     let mut read_t = vec![false; n as usize];
-    let mut read_r = vec![false; n as usize];
     let mut rounds: Schedule = vec![];
     for r in s::recursive_doubling_allreduce(n, m) {
         let step = pairwise_step(&r);
@@ -71,29 +70,18 @@ pub(super) fn openmpi_recursive_doubling_allreduce(n: u32, m: u64) -> Schedule {
         // The receiver reads the sender's send buffer and writes its own receive buffer.
         for &(from, to, _) in r.msgs.iter().filter(inside) {
             let (f, t) = (from as usize, to as usize);
-            *(if send_is_t[f] {
-                &mut read_t[f]
-            } else {
-                &mut read_r[f]
-            }) = true;
-            *(if send_is_t[t] {
-                &mut read_r[t]
-            } else {
-                &mut read_t[t]
-            }) = false;
+            read_t[f] |= send_is_t[f];
+            read_t[t] &= send_is_t[t];
         }
-        // Then each reduces: the upper rank into its send buffer, the lower one into its
-        // receive buffer, which becomes its send buffer.
+        // Then each reduces: the upper rank into its send buffer (taking back what the
+        // partner read), the lower one into its receive buffer, which becomes its send
+        // buffer.
         let mut after = vec![];
         for &(from, to, bytes) in r.msgs.iter().filter(inside).filter(|_| step) {
             let f = from as usize;
             if from > to {
                 after.push((from, bytes));
-                *(if send_is_t[f] {
-                    &mut read_t[f]
-                } else {
-                    &mut read_r[f]
-                }) = false;
+                read_t[f] &= !send_is_t[f];
             } else {
                 send_is_t[f] = !send_is_t[f];
             }
@@ -259,7 +247,7 @@ pub(super) fn openmpi_ring_allreduce(n: u32, m: u64) -> Schedule {
 mod tests {
     use super::super::schedule as s;
     use super::super::select;
-    use super::super::tests::{local, nothing, refill_price};
+    use super::super::tests::{local, nothing, openmpi_algorithm, refill_price};
 
     /// Open MPI's recursive doubling Allreduce, its buffers followed: on 4 ranks the upper
     /// rank of each pair reduces into what its partner has just read (ranks 1 and 3 in
@@ -271,10 +259,7 @@ mod tests {
     /// reduction adds as much after it.
     #[test]
     fn recursive_doubling_rewrites_where_open_mpi_writes_what_the_partner_read() {
-        let a = select::openmpi("allreduce")
-            .iter()
-            .find(|a| a.name == "recursive_doubling")
-            .unwrap();
+        let a = openmpi_algorithm("allreduce", "recursive_doubling");
         let sch = (a.schedule)(4, 262144).unwrap();
         let ranks = |v: &[(u32, u64)]| v.iter().map(|x| x.0).collect::<Vec<_>>();
         let rewrites: Vec<Vec<u32>> = (sch.iter())
@@ -297,10 +282,7 @@ mod tests {
     /// on 8 ranks the third (4–7).
     #[test]
     fn bruck_rewrites_after_the_steps_whose_blocks_lie_together() {
-        let a = select::openmpi("alltoall")
-            .iter()
-            .find(|a| a.name == "modified_bruck")
-            .unwrap();
+        let a = openmpi_algorithm("alltoall", "modified_bruck");
         let rewritten = |n: u32| -> Vec<u64> {
             let sch = (a.schedule)(n, 4096).unwrap();
             (sch.iter().skip(1))

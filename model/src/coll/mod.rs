@@ -330,36 +330,30 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             } else {
                 0.0
             };
+            let reduce_ns = |b| reduce_local(local, b);
+            let copy_ns = |b| reduce_local(copies, b);
+            let ops = schedule::Local {
+                reduce_ns: &reduce_ns,
+                copy_ns: &copy_ns,
+                datatype_setup_ns: cfg.datatype_setup_ns.unwrap_or(0.0),
+            };
+            // Each member's exit, the members entering at `entries`, every parameter at
+            // its interval's `bound`.
+            let exits = |sch: &schedule::Schedule, entries: &[f64], bound: i32| {
+                sim::simulate_members_from(entries, sch, &|_, _, b| p.at(b, bound), &ops)
+            };
+            let together = vec![0.0; x.n as usize];
             // (last member's exit, mean member's exit)
             let cost = |sch: &schedule::Schedule, bound: i32| {
-                let t = schedule::simulate_members(
-                    x.n,
-                    sch,
-                    &|_, _, b| p.at(b, bound),
-                    &schedule::Local {
-                        reduce_ns: &|b| reduce_local(local, b),
-                        copy_ns: &|b| reduce_local(copies, b),
-                        datatype_setup_ns: cfg.datatype_setup_ns.unwrap_or(0.0),
-                    },
-                );
+                let t = exits(sch, &together, bound);
                 let last = t.iter().copied().fold(0.0, f64::max);
                 let mean = t.iter().sum::<f64>() / t.len().max(1) as f64;
                 (copy + last, copy + mean)
             };
             let entries = x.entries(r.ranks.len());
             let as_entered = |sch: &schedule::Schedule, e: &[f64]| {
-                let t = sim::simulate_members_from(
-                    e,
-                    sch,
-                    &|_, _, b| p.at(b, 0),
-                    &schedule::Local {
-                        reduce_ns: &|b| reduce_local(local, b),
-                        copy_ns: &|b| reduce_local(copies, b),
-                        datatype_setup_ns: cfg.datatype_setup_ns.unwrap_or(0.0),
-                    },
-                );
                 let last_entry = e.iter().copied().fold(0.0, f64::max);
-                copy + t.iter().copied().fold(0.0, f64::max) - last_entry
+                copy + exits(sch, e, 0).into_iter().fold(0.0, f64::max) - last_entry
             };
             for a in c.algorithms {
                 let Some(sch) = (a.schedule)(x.n, x.m) else {

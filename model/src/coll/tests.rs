@@ -31,6 +31,13 @@ pub(super) fn local(copy_ns: &dyn Fn(u64) -> f64) -> s::Local<'_> {
 
 /// Every message 1000 ns end to end (o_s, o_r and g 100 ns), the exchange 1000 ns, the
 /// refill exchange `refill` where measured.
+/// Open MPI's algorithm `name` of collective `coll`.
+pub(super) fn openmpi_algorithm(coll: &str, name: &str) -> &'static select::Algorithm {
+    (select::openmpi(coll).iter())
+        .find(|a| a.name == name)
+        .unwrap_or_else(|| panic!("no {name} among Open MPI's {coll} algorithms"))
+}
+
 pub(super) fn refill_price(refill: Option<f64>) -> impl Fn(u32, u32, u64) -> Price {
     move |_: u32, _: u32, _: u64| Price {
         end_to_end_ns: 1000.0,
@@ -429,10 +436,7 @@ fn receivers_read_a_rendezvous_senders_buffer_at_once_and_share_it() {
 #[test]
 fn a_linear_allreduce_root_takes_back_what_its_bcast_gave_out() {
     let price = refill_price;
-    let a = select::openmpi("allreduce")
-        .iter()
-        .find(|a| a.name == "basic_linear")
-        .unwrap();
+    let a = openmpi_algorithm("allreduce", "basic_linear");
     let sch = (a.schedule)(2, 262144).unwrap();
     let cost = |refill| {
         s::simulate_members(2, &sch, &price(refill), &local(&nothing))
