@@ -76,13 +76,12 @@ pub fn openmpi(coll: &str) -> &'static [Algorithm] {
         // Below one element per rank of the largest power of two, basic linear. The
         // input is copied into the receive buffer and the reduce-scatter sends from
         // there (`ompi_coll_base_allreduce_intra_redscat_allgather`, v4.1.x): the
-        // copy's rewrite, as for recursive doubling (2 ranks, 256 KiB, 57 rows of one
-        // full run: measured over price median 1.28, 31 within ±30 %; with it 1.19, 36).
+        // copy's rewrite, of the lines a partner read last (`rabenseifner_again`).
         alg!("6", "rabenseifner", |n, m| Some(
             if elements(m) < pof2(n) as u64 {
                 openmpi_linear_allreduce(n, m)
             } else {
-                rewritten(n, m, s::rabenseifner_allreduce(n, m))
+                rabenseifner_again(n, m)
             }
         )),
     ];
@@ -186,7 +185,7 @@ pub fn mpich(coll: &str) -> &'static [Algorithm] {
             |n, m| Some(if elements(m) < pof2(n) as u64 {
                 rewritten(n, m, s::recursive_doubling_allreduce(n, m))
             } else {
-                rewritten(n, m, s::rabenseifner_allreduce(n, m))
+                rabenseifner_again(n, m)
             })
         ),
     ];
