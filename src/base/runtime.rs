@@ -131,6 +131,11 @@ pub struct ThreadState {
     pub in_call: Cell<usize>,
     /// The thread's stats slot index + 1 (0 = not claimed yet, usize::MAX = none left).
     pub slot_index: Cell<usize>,
+    /// The address of the thread's stats slot (its header; 0 until claimed) and its cell
+    /// table's mask, kept here so that finding the slot on the hot path reads this block
+    /// only (`record::stats::this_slot`).
+    pub slot_header: Cell<usize>,
+    pub slot_mask: Cell<usize>,
     /// The address of the thread's in-progress record in its slot (0 until its first
     /// call), see `record::progress::InProgress`.
     pub current: Cell<usize>,
@@ -156,6 +161,8 @@ thread_local! {
         ThreadState {
             in_call: Cell::new(0),
             slot_index: Cell::new(0),
+            slot_header: Cell::new(0),
+            slot_mask: Cell::new(0),
             current: Cell::new(0),
             probed: Cell::new((0, 0, 0)),
             polled: Cell::new((0, 0)),

@@ -9,7 +9,7 @@ use crate::record::peers::{classify, comm_id, world};
 use crate::record::progress::CURRENT_REQUEST;
 use crate::record::requests::{self, Info, Sample};
 use crate::record::samples::{self, SIDE_RECV, SIDE_SEND};
-use crate::record::stats::{record, this_slot, SCRATCH_HANDLES};
+use crate::record::stats::{record, this_slot, Slot, SCRATCH_HANDLES};
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -289,35 +289,48 @@ pub(crate) fn wait_one(
     rc
 }
 
+/// The handles of a request array a Wait/Test variant remembered before the call nulls
+/// them, in this thread's slot (found once for the call).
+struct Remembered {
+    slot: Option<Slot>,
+    n: usize,
+}
+
+impl Remembered {
+    /// Handle `i` (None, counted as untracked, beyond those remembered).
+    #[inline(always)]
+    fn get(&self, i: usize) -> Option<u64> {
+        if i >= self.n {
+            requests::UNTRACKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return None;
+        }
+        self.slot.as_ref().map(|s| s.scratch()[i].get())
+    }
+
+    /// The first handle (0: none), which names a polling loop.
+    #[inline(always)]
+    fn first(&self) -> u64 {
+        if self.n == 0 {
+            return 0;
+        }
+        self.slot.as_ref().map_or(0, |s| s.scratch()[0].get())
+    }
+}
+
 /// Remembers the handles of a request array before a Wait/Test variant nulls them.
-/// Returns how many were remembered.
 #[inline(always)]
-fn remember(count: c_int, reqs: &impl Fn(usize) -> u64) -> usize {
-    let Some(slot) = this_slot() else { return 0 };
+fn remember(count: c_int, reqs: &impl Fn(usize) -> u64) -> Remembered {
+    let Some(slot) = this_slot() else {
+        return Remembered { slot: None, n: 0 };
+    };
     let n = (count.max(0) as usize).min(SCRATCH_HANDLES);
-    let scratch = slot.scratch();
-    for (i, s) in scratch.iter().enumerate().take(n) {
+    for (i, s) in slot.scratch().iter().enumerate().take(n) {
         s.set(reqs(i));
     }
-    n
-}
-
-#[inline(always)]
-fn remembered(i: usize, n: usize) -> Option<u64> {
-    if i >= n {
-        requests::UNTRACKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        return None;
+    Remembered {
+        slot: Some(slot),
+        n,
     }
-    this_slot().map(|s| s.scratch()[i].get())
-}
-
-/// The first remembered handle of an array (0: none), which names a polling loop.
-#[inline(always)]
-fn first_remembered(n: usize) -> u64 {
-    if n == 0 {
-        return 0;
-    }
-    this_slot().map_or(0, |s| s.scratch()[0].get())
 }
 
 #[inline(always)]
@@ -360,12 +373,12 @@ pub(crate) fn wait_all(
     protect(|| {
         // SAFETY: flag, when given, was written by the call.
         let done = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
-        let (since, polls) = polled_since(|| first_remembered(n), done, t0, t1);
+        let (since, polls) = polled_since(|| n.first(), done, t0, t1);
         let (mut last, mut n_done, mut n_coll) = (None, 0, 0);
         if done {
             let mut together = Together::default();
             for i in 0..count.max(0) as usize {
-                if let Some(bits) = remembered(i, n) {
+                if let Some(bits) = n.get(i) {
                     let times = (func, since, t1);
                     if let Some(info) =
                         complete(bits, nth_status(statuses, i), times, Some(&mut together))
@@ -410,10 +423,10 @@ pub(crate) fn wait_any(
         let done = flag.is_null() || unsafe { *flag } != 0;
         let idx = index();
         let completed = done && idx != mpi::undefined() && idx >= 0;
-        let (since, polls) = polled_since(|| first_remembered(n), completed, t0, t1);
+        let (since, polls) = polled_since(|| n.first(), completed, t0, t1);
         let mut info = None;
         if completed {
-            if let Some(bits) = remembered(idx as usize, n) {
+            if let Some(bits) = n.get(idx as usize) {
                 info = complete(bits, st, (func, since, t1), None);
             }
         }
@@ -452,12 +465,12 @@ pub(crate) fn wait_some(
         let (mut last, mut n_done, mut n_coll) = (None, 0, 0);
         let completed =
             rc == mpi::success() && out != mpi::undefined() && out > 0 && !indices.is_null();
-        let (since, polls) = polled_since(|| first_remembered(n), completed, t0, t1);
+        let (since, polls) = polled_since(|| n.first(), completed, t0, t1);
         if completed {
             let mut together = Together::default();
             for j in 0..out as usize {
                 let i = unsafe { *indices.add(j) } - index_base;
-                if let Some(bits) = remembered(i.max(0) as usize, n) {
+                if let Some(bits) = n.get(i.max(0) as usize) {
                     let times = (func, since, t1);
                     if let Some(info) =
                         complete(bits, nth_status(statuses, j), times, Some(&mut together))
