@@ -256,9 +256,8 @@ fn open_mpi_prices_every_collective_it_ran() {
             let name = format!("coll_table_openmpi_{np}_{k}");
             ratios.push(table_job(np, &name));
         }
-        let within = |r: f64| (0.7..=1.3).contains(&r);
         let pooled: Vec<usize> = (ratios.iter())
-            .map(|job| job.iter().filter(|&&r| within(r)).count())
+            .map(|job| job.iter().filter(|&&r| within_30_percent(r)).count())
             .collect();
         let medians: Vec<f64> = (0..12)
             .map(|i| {
@@ -267,7 +266,7 @@ fn open_mpi_prices_every_collective_it_ran() {
                 v[v.len() / 2]
             })
             .collect();
-        let held = medians.iter().filter(|&&r| within(r)).count();
+        let held = medians.iter().filter(|&&r| within_30_percent(r)).count();
         println!(
             "coll_table_openmpi_{np}: {held} of 12 rows' medians over {jobs} job(s) within ±30 % (price over measured: {medians:.2?}); per job {pooled:?} of 12"
         );
@@ -617,8 +616,7 @@ fn table_job_forced(np: usize, name: &str, forced: &[(&str, &str)]) -> (usize, R
     // The barriers' level (0 B, latency alone: measured over predicted), printed.
     let b = row(&r, "MPI_Barrier", 0);
     let barriers = b.measured_ns.unwrap() / b.predicted_ns.unwrap();
-    let (mut held, mut held_at_level) = (vec![], 0);
-    let (mut at_calibration, mut at_loop) = (vec![], vec![]);
+    let (mut held, mut at_calibration, mut at_loop) = (vec![], vec![], vec![]);
     for f in [
         "MPI_Allreduce",
         "MPI_Bcast",
@@ -654,22 +652,32 @@ fn table_job_forced(np: usize, name: &str, forced: &[(&str, &str)]) -> (usize, R
                 .map(|(l, i)| l / i)
                 .unwrap_or_else(|| panic!("{name}: no reference for {f} {m} B: {refs:?}"));
             held.push((
-                (p - q).abs() <= 0.3 * q,
+                within_30_percent(p / q),
                 format!("{f} {m} B: {p:.0}/{q:.0} ns, level {level:.2}"),
             ));
-            held_at_level +=
-                usize::from((0.5..=2.0).contains(&level) && (level * p - q).abs() <= 0.3 * q);
             at_calibration.push(p / q);
-            at_loop.push(level * p / q);
+            // A level outside 0.5–2× holds no row.
+            at_loop.push(if (0.5..=2.0).contains(&level) {
+                level * p / q
+            } else {
+                f64::INFINITY
+            });
         }
     }
     let n_held = held.iter().filter(|h| h.0).count();
+    let held_at_level = at_loop.iter().filter(|&&r| within_30_percent(r)).count();
     println!("{name}: {n_held} of 12 within ±30 %, {held_at_level} at the loop's level (the barriers at {barriers:.2}× predicted): {held:?}");
     if held_at_level > n_held {
         (held_at_level, r, at_loop)
     } else {
         (n_held, r, at_calibration)
     }
+}
+
+/// A price within the issue's ±30 % of the measured cost, as price over measured:
+/// |price − measured| ≤ 0.3 × measured.
+fn within_30_percent(price_over_measured: f64) -> bool {
+    (0.7..=1.3).contains(&price_over_measured)
 }
 
 /// The machine's level at the program's start against the calibration's, at m bytes: the

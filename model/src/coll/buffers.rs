@@ -35,8 +35,13 @@ pub(super) fn pof2(n: u32) -> u32 {
 /// that copy took 24 µs where a copy into lines of its own takes 4.7 µs; the refill
 /// exchange's excess over the plain one at that size is about as much.
 pub(super) fn rewritten(n: u32, m: u64, sch: Schedule) -> Schedule {
+    rewritten_by(n, |_| m, sch)
+}
+
+/// `sch` after each rank `r`'s rewrite of `bytes(r)` (none where 0), as in `rewritten`.
+fn rewritten_by(n: u32, bytes: impl Fn(u32) -> u64, sch: Schedule) -> Schedule {
     let first = s::Round {
-        rewrite: (0..n).map(|r| (r, m)).collect(),
+        rewrite: (0..n).map(|r| (r, bytes(r))).filter(|x| x.1 > 0).collect(),
         ..Default::default()
     };
     std::iter::once(first).chain(sch).collect()
@@ -51,8 +56,8 @@ pub(super) fn rewritten(n: u32, m: u64, sch: Schedule) -> Schedule {
 /// since). All of the buffer where a rank sent the whole result to an extra rank of a
 /// size that is not a power of two, none on that extra rank, which received it.
 /// Priced as a rewrite of the whole buffer on every rank (the plain `rewritten`), the
-/// 2-rank 256 KiB row ran 1.1–1.25 × its measured cost here and 1.37–1.39 × in CI
-/// (2026-11-28, three jobs each).
+/// 2-rank 256 KiB row ran 1.09–1.39 × its measured cost in nine jobs here and 1.37–1.39 ×
+/// in three in CI; priced so, 0.89–1.19 × over the same nine (2026-11-28).
 pub(super) fn rabenseifner_again(n: u32, m: u64) -> Schedule {
     let p = pof2(n);
     let taken_back = |r: u32| match r {
@@ -60,16 +65,7 @@ pub(super) fn rabenseifner_again(n: u32, m: u64) -> Schedule {
         r if r + p < n => m,
         _ => m.div_ceil(2),
     };
-    let first = s::Round {
-        rewrite: (0..n)
-            .map(|r| (r, taken_back(r)))
-            .filter(|x| x.1 > 0)
-            .collect(),
-        ..Default::default()
-    };
-    std::iter::once(first)
-        .chain(s::rabenseifner_allreduce(n, m))
-        .collect()
+    rewritten_by(n, taken_back, s::rabenseifner_allreduce(n, m))
 }
 
 /// Open MPI's recursive doubling (`coll_base_allreduce.c`), its buffers followed rank by
