@@ -110,8 +110,11 @@ fn tcp_at_200_mbit_gives_g_and_the_eager_limit() {
         .iter()
         .find(|t| t.peer_class == "inter_node" && t.mode == "send")
         .expect("inter_node threshold");
+    // Where the repeated probes around the switch disagreed, the bracket it gives (CI-like
+    // run at 8e5e902: "not exact", 65153 in [60097, 84990], the budget thinning the
+    // schedule above 42 KB to one size in four).
     let found = t.active_bytes.expect("the TCP eager switch") as i64;
-    assert!((65536 - 128..=65536).contains(&found), "found {found}");
+    limit_holds(t, found, 65536 - 128..=65536, "inter_node send");
     assert_eq!(
         t.mpi_t.as_ref().map(|m| (m.name.as_str(), m.value)),
         Some(("btl_tcp_eager_limit", 65536))
@@ -352,25 +355,13 @@ fn both_peer_classes_in_one_job() {
     // Where the tool says its probes were disturbed (4 ranks on 2 cores: CI once measured
     // PRTT(1,0,1) 7.0 µs inside a host, and put the switch at 3769 B, "not exact", in
     // [3444, 4096]), the switch must lie in the bracket it gives instead, and the bracket
-    // be within an octave, so that the two classes (16 × apart) still tell apart. An
-    // octave is four steps of the size schedule, each 2^(1/4) rounded: CI at 50eb06b gave
-    // [2435, 4871] (4871 > 2 × 2435 by one byte) around a switch found at 4040.
+    // be within an octave, so that the two classes (16 × apart) still tell apart
+    // (`limit_holds`).
     for (class, found, want) in [
         ("intra_node", li, 4096 - 128..=4096),
         ("inter_node", lx, 65536 - 128..=65536),
     ] {
-        let t = threshold(class);
-        if t.active_exact == Some(false) {
-            let (lo, hi) = (t.active_lo_bytes.unwrap(), t.active_hi_bytes.unwrap());
-            assert!(
-                lo as i64 <= *want.end()
-                    && *want.start() <= hi as i64
-                    && hi as f64 <= 2.01 * lo as f64,
-                "{class} limit {found}, not exact: [{lo}, {hi}]"
-            );
-        } else {
-            assert!(want.contains(&found), "{class} limit {found}");
-        }
+        limit_holds(threshold(class), found, want, class);
     }
     // Side by side in `show`.
     let show = std::process::Command::new(root().join("target/release/loggp"))
@@ -450,8 +441,11 @@ fn full_calibration_over_a_slow_link_holds_its_budget() {
         .iter()
         .find(|t| t.peer_class == "inter_node" && t.mode == "send")
         .expect("inter_node send threshold");
+    // Where the repeated probes around the switch disagreed, the bracket it gives (CI-like
+    // run at 8e5e902: "not exact", 65153 in [60097, 84990], the budget thinning the
+    // schedule above 42 KB to one size in four).
     let found = t.active_bytes.expect("the TCP eager switch") as i64;
-    assert!((65536 - 128..=65536).contains(&found), "found {found}");
+    limit_holds(t, found, 65536 - 128..=65536, "inter_node send");
     let set = c
         .mpi
         .iter()
@@ -525,4 +519,25 @@ fn uct_tcp_at_200_mbit_gives_the_link_rate() {
     eprintln!("raw ucx:tcp G {g:.2} ns/B, link {link:.2} ns/B");
     assert!((g - link).abs() / link < 0.10, "G {g} against {link}");
     assert!(r.mpi_overhead.iter().any(|o| o.transport == "ucx:tcp"));
+}
+
+/// A switch found where the limit is (`want`), or, where the tool says its probes around
+/// it disagreed ("not exact"), inside the bracket it gives, the bracket within an octave
+/// (four steps of the size schedule, each 2^(1/4) rounded: CI at 50eb06b gave [2435,
+/// 4871] around a switch found at 4040).
+fn limit_holds(
+    t: &loggp_report::Threshold,
+    found: i64,
+    want: std::ops::RangeInclusive<i64>,
+    what: &str,
+) {
+    if t.active_exact == Some(false) {
+        let (lo, hi) = (t.active_lo_bytes.unwrap(), t.active_hi_bytes.unwrap());
+        assert!(
+            lo as i64 <= *want.end() && *want.start() <= hi as i64 && hi as f64 <= 2.01 * lo as f64,
+            "{what} limit {found}, not exact: [{lo}, {hi}]"
+        );
+    } else {
+        assert!(want.contains(&found), "{what} limit {found}");
+    }
 }
