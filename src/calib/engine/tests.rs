@@ -28,6 +28,9 @@ impl Transport for Chan {
     }
     fn recv(&mut self, size: usize) -> bool {
         // Busy-poll like an MPI progress loop (a sleeping receiver adds wake-up time).
+        // Yielding between polls was tried: with two CPU hogs beside the test, o_s then
+        // read 0.1–1.7 ms in 10 of 10 tries (a yield hands the core to a hog for a time
+        // slice), where the spinning poll held in 3 of 3 runs.
         let ok = loop {
             match self.rx.try_recv() {
                 Ok(STOP) => {
@@ -168,18 +171,29 @@ fn a_repetition_that_would_end_past_the_deadline_is_not_started() {
 
 #[test]
 fn client_and_server_agree_and_overheads_come_out() {
-    crate::base::clock::setup(20);
-    // Two spinning threads on a shared 2-core machine: a measurement taken while the
-    // machine is busy (a build beside the tests) is retried, up to three times.
-    let mut last = (0.0, 0.0, false);
-    for _ in 0..3 {
-        last = one_measurement();
-        let (o_s, o_r, order) = last;
+    // Two busy threads on a shared 2-core machine: a measurement taken while the machine
+    // is busy (a build beside the tests, a process left over) is retried after a pause,
+    // up to five times, each with the clock's reference taken afresh. A fresh-clone CI
+    // run at 7097108 failed three tries in a row (o_s 582 ns, o_r 1507 ns), the tries
+    // then back to back with one reference.
+    let mut tries = vec![];
+    for k in 0..5u64 {
+        if k > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(500 * k));
+        }
+        crate::base::clock::setup(20);
+        let (o_s, o_r, order) = one_measurement();
         if o_s > 2000.0 && o_s < 6000.0 && o_r > 900.0 && o_r < 4000.0 && order {
             return;
         }
+        tries.push((o_s.round(), o_r.round(), order));
     }
-    panic!("o_s, o_r, PRTT(n) > PRTT(1): {last:?}; expected o_s 2–6 µs, o_r 0.9–4 µs");
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    panic!(
+        "o_s, o_r, PRTT(n) > PRTT(1) per try: {tries:?}; expected o_s 2–6 µs, o_r 0.9–4 µs \
+         (load average: {})",
+        load.trim()
+    );
 }
 
 /// A stall of one repetition (120 ms, the thread asleep in a send: what the probes see
