@@ -355,8 +355,21 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 let last_entry = e.iter().copied().fold(0.0, f64::max);
                 copy + exits(sch, e, 0).into_iter().fold(0.0, f64::max) - last_entry
             };
+            // MPICH's barrier ends in a 1-byte Bcast by the Bcast algorithm in use.
+            let barrier_bcast = (x.coll == "barrier" && cfg.decider == "mpich")
+                .then(|| choice(r, "bcast", x.n, 1).in_use)
+                .flatten();
+            if let Some((id, "forced")) = barrier_bcast {
+                notes.push(format!(
+                    "its closing 1-byte Bcast is the forced {id}: MPICH's barrier broadcasts through MPIR_Bcast"
+                ));
+            }
             for a in c.algorithms {
-                let Some(sch) = (a.schedule)(x.n, x.m) else {
+                let sch = match barrier_bcast {
+                    Some((id, _)) => select::mpich_barrier(x.n, id),
+                    None => (a.schedule)(x.n, x.m),
+                };
+                let Some(sch) = sch else {
                     continue;
                 };
                 let (lo, mid, hi) = (cost(&sch, -1), cost(&sch, 0), cost(&sch, 1));

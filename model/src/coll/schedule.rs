@@ -145,8 +145,8 @@ pub fn knomial_bcast(n: u32, m: u64, radix: u32) -> Schedule {
     out
 }
 
-/// Binomial scatter of m from rank 0 (each rank ends with its m/n block), then an
-/// allgather of the blocks.
+/// Binomial scatter of m from rank 0 (each rank ends with its m/n block, where it exists:
+/// `a_scatter_sends_only_the_bytes_that_exist`), then an allgather of the blocks.
 pub fn scatter_bcast(n: u32, m: u64, ring: bool) -> Schedule {
     let block = m.div_ceil(n.max(1) as u64);
     let mut out = vec![];
@@ -158,6 +158,8 @@ pub fn scatter_bcast(n: u32, m: u64, ring: bool) -> Schedule {
             .step_by((2 * step) as usize)
             .filter(|r| r + step < n)
             .map(|r| (r, r + step, block * step.min(n - r - step) as u64))
+            .map(|(r, to, b)| (r, to, b.min(m.saturating_sub(block * to as u64))))
+            .filter(|&(_, _, bytes)| bytes > 0)
             .collect();
         out.push(round(msgs));
     }
@@ -329,10 +331,9 @@ pub fn recursive_doubling_allgather(n: u32, m: u64) -> Schedule {
 }
 
 /// Bruck's concatenation: ⌈log2 n⌉ steps, in step k sending min(2^k, n−2^k) blocks to
-/// rank − 2^k; then every rank but 0 rotates its n blocks into place through a
-/// temporary buffer (Open MPI's `ompi_coll_base_allgather_intra_bruck`: the first n − r
-/// blocks out to the buffer and back, the last r moved up: (2(n − r) + r)·m bytes
-/// copied).
+/// rank − 2^k; then every rank but 0 rotates its n blocks into place through a temporary
+/// buffer (Open MPI's `ompi_coll_base_allgather_intra_bruck`: the first n − r blocks out
+/// to the buffer and back, the last r moved up: (2(n − r) + r)·m bytes copied).
 pub fn bruck_allgather(n: u32, m: u64) -> Schedule {
     let mut out: Schedule = (0..log2_ceil(n))
         .map(|k| {
