@@ -364,3 +364,40 @@ fn a_one_rank_collective_is_not_priced_or_advised() {
     let advice = crate::advise::algorithm_advice(&r);
     assert!(advice.iter().all(|a| a.comm_size > 1) && !advice.is_empty());
 }
+
+/// The eager side of the saving is the calibration's line times what the job's own eager
+/// messages cost the pair over it, at most 1: a job whose 2000-byte messages cost 1.3 ×
+/// the line saves, on its 6000-byte ones turned eager, their cost now less the line
+/// (1000 × (5600 − 1400) = 4.2 ms), and one whose cost 0.5 × saves 1000 × (5600 − 700).
+#[test]
+fn the_jobs_eager_cost_scales_the_line_down_not_up() {
+    for (k, truth) in [(1.3, 4.2e6), (0.5, 4.9e6)] {
+        let mut r = report(&[]);
+        let bins = |eager_ns: f64| -> Vec<Bin> {
+            [(2000, eager_ns), (6000, 2800.0)]
+                .into_iter()
+                .map(|(size, mean)| Bin {
+                    smallest_bytes: size,
+                    largest_bytes: size,
+                    count: 1000,
+                    mean_ns: Some(mean),
+                    ..Default::default()
+                })
+                .collect()
+        };
+        // The pair's time per 2000-byte message: k × (800 + 0.1 × 2000), half each side.
+        r.passive[0].bins = bins(k * 1000.0 / 2.0);
+        let mut recv = r.passive[0].clone();
+        recv.mode = Mode::Recv;
+        r.passive.push(recv);
+        let (a, _) = advise(&r, &Settings::default());
+        let a = &a[0];
+        let observed = a.eager_observed_over_model.unwrap();
+        assert!((observed - k).abs() < 0.05 * k, "k {k}: {observed}");
+        let est = a.predicted_saving_ns.unwrap();
+        assert!(
+            (est - truth).abs() < 0.05 * truth,
+            "k {k}: {est} against {truth}"
+        );
+    }
+}
