@@ -312,16 +312,12 @@ fn per_message_savings(
                 .zip(&seen)
                 .map(|(b, o)| b.count as f64 * o)
                 .sum();
-            // Priced at most 1 × (below): the job's eager messages costing less than the
-            // line (both ranks' sends overlapping, MPICH's 0.48 above) is a property of its
-            // pattern that carries to larger messages; costing more, at a few sizes, did
-            // not carry. On an
-            // Intel Xeon VM (2026-11-28, Open MPI vader, examples/demo.c) its 1 and 2 KiB
-            // messages ran 0.9–1.6 × the line (the 2 KiB ones 0.9–1.8 × the calibration's
-            // own round trip there), its 4096-byte ones turned eager 0.93–1.04 × the line:
-            // scaled, advice came in 3–4 of 14 jobs, its saving a tenth to two thirds of
-            // the measured one; at most 1, in 13 of 14, 0.88–1.19 × the measured saving in the
-            // three pairs rerun (`halo_advice_holds_in_the_median`).
+            // Priced at most 1 × (below): costing less than the line (both ranks' sends
+            // overlapping, MPICH's 0.48 above) carries to larger messages; costing more, at
+            // a few sizes, did not (an Intel Xeon VM, 2026-11-28, Open MPI vader, the halo
+            // of examples/demo.c: 1–2 KiB at 0.9–1.6 × the line, 4096 B turned eager at
+            // 0.93–1.04 ×; scaled up, 3–4 of 14 jobs were advised, each with a tenth to two
+            // thirds of the measured saving; see `halo_advice_holds_in_the_median`).
             (model > 0.0).then_some(seen / model)
         });
     let now = pair_ns_per_message(r, a.peer_class, a.mode, &sc.priced);

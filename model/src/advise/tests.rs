@@ -373,20 +373,18 @@ fn a_one_rank_collective_is_not_priced_or_advised() {
 fn the_jobs_eager_cost_scales_the_line_down_not_up() {
     for (k, truth) in [(1.3, 4.2e6), (0.5, 4.9e6)] {
         let mut r = report(&[]);
-        let bins = |eager_ns: f64| -> Vec<Bin> {
-            [(2000, eager_ns), (6000, 2800.0)]
-                .into_iter()
-                .map(|(size, mean)| Bin {
-                    smallest_bytes: size,
-                    largest_bytes: size,
-                    count: 1000,
-                    mean_ns: Some(mean),
-                    ..Default::default()
-                })
-                .collect()
-        };
         // The pair's time per 2000-byte message: k × (800 + 0.1 × 2000), half each side.
-        r.passive[0].bins = bins(k * 1000.0 / 2.0);
+        let eager_ns = k * 1000.0 / 2.0;
+        r.passive[0].bins = [(2000, eager_ns), (6000, 2800.0)]
+            .into_iter()
+            .map(|(size, mean)| Bin {
+                smallest_bytes: size,
+                largest_bytes: size,
+                count: 1000,
+                mean_ns: Some(mean),
+                ..Default::default()
+            })
+            .collect();
         let mut recv = r.passive[0].clone();
         recv.mode = Mode::Recv;
         r.passive.push(recv);
