@@ -259,9 +259,10 @@ fn every_mpich_algorithm_it_offers_is_one_mpich_accepts() {
 }
 
 /// The table: Allreduce, Bcast, Allgather and Alltoall at 8 B, 4 KiB and 256 KiB
-/// on 2 and 4 ranks under Open MPI, every row printed with its prediction and measured
-/// cost; on 2 ranks, three jobs, and each row's median over them within the issue's
-/// ±30 % in at least 10 of the 12 rows (80 %, see below).
+/// on 2 and 4 ranks under Open MPI, every row printed with its prediction (as entered,
+/// see `table_job_forced`) and measured cost; on 2 ranks, three jobs, and each row's
+/// median over them within the issue's ±30 % in at least 10 of the 12 rows (80 %, see
+/// below).
 #[test]
 fn open_mpi_prices_every_collective_it_ran() {
     for np in [2, 4] {
@@ -658,7 +659,13 @@ fn table_job_forced(np: usize, name: &str, forced: &[(&str, &str)]) -> (usize, R
                     "{name}: {x:?}"
                 );
             }
-            let (p, q) = (x.predicted_ns.unwrap(), x.measured_ns.unwrap());
+            // The prediction with each member entering when it did, where the report has
+            // it: the cost is measured from the last entry, and a member that entered
+            // first has sent its part by then (fresh-clone CI at d9d33bb, this test's 8-byte
+            // exchanges after the program's barrier: 250–290 ns measured, priced from a
+            // common entry at the exchange probe's 370–400 ns, 8 of 12 rows held).
+            let p = x.predicted_as_entered_ns.or(x.predicted_ns).unwrap();
+            let q = x.measured_ns.unwrap();
             // The machine's level in this loop against the calibration's: the program's
             // reference exchange of m bytes timed in the loop, over the same timed right
             // after MPI_Init (a job whose start ran at another level than its calibration

@@ -34,6 +34,17 @@ impl Measured {
             *w.get_mut(rank as usize)? = Some(wait);
         }
         let w: Vec<f64> = w.into_iter().collect::<Option<_>>()?;
+        // Two members: in each call one waits for the other, so the mean time apart is
+        // the sum of their mean waits, not their difference (which is near zero where
+        // each comes last half the time).
+        if ranks == 2 {
+            let apart = w[0] + w[1];
+            return Some(if w[0] >= w[1] {
+                vec![0.0, apart]
+            } else {
+                vec![apart, 0.0]
+            });
+        }
         let first = w.iter().copied().fold(0.0, f64::max);
         Some(w.iter().map(|x| first - x).collect())
     }
@@ -146,6 +157,9 @@ mod tests {
         assert_eq!(row(3, vec![(0, 300.0), (1, 0.0)]).entries(3), None);
         assert_eq!(row(2, vec![(0, 300.0), (1, 0.0)]).entries(3), None);
         assert_eq!(row(2, vec![(0, 300.0), (5, 0.0)]).entries(2), None);
+        // Two members each waiting for the other in some calls: apart by the sum.
+        let e = row(2, vec![(0, 25.0), (1, 81.0)]).entries(2);
+        assert_eq!(e, Some(vec![106.0, 0.0]));
     }
 
     /// A root that enters 300 ns before its one receiver: its eager message (1000 ns end

@@ -196,9 +196,19 @@ fn an_exchange_step_costs_the_measured_exchange() {
     );
     assert_eq!(ring, one_way);
     // On 3 ranks recursive doubling folds rank 2 into rank 0 first: that message has no
-    // partner and costs its end-to-end time; the exchange between 0 and 1 follows.
+    // partner and costs its end-to-end time. Rank 1, free 1000 ns before rank 0, has sent
+    // its part of the exchange by then: the exchange ends one message (1000) after rank 0
+    // is free, not the 1500 of two starting together; the fold back to rank 2 follows.
     let t = simulate(3, &s::recursive_doubling_allreduce(3, 100), &ex, &|_| 0.0);
-    assert_eq!(t, 1000.0 + 1500.0 + 1000.0);
+    assert_eq!(t, 1000.0 + 1000.0 + 1000.0);
+    // A partner free 200 ns early shortens the exchange by as much.
+    let early = vec![s::Round {
+        msgs: vec![(0, 1, 8), (1, 0, 8)],
+        ..Default::default()
+    }];
+    let local = local(&|_| 0.0);
+    let exits = crate::coll::sim::simulate_members_from(&[200.0, 0.0], &early, &ex, &local);
+    assert_eq!(exits, vec![200.0 + 1300.0, 200.0 + 1300.0]);
 }
 
 #[test]
