@@ -246,13 +246,20 @@ pub fn simulate_members_from(
             let Some(ex) = refill.or(p.exchange_ns) else {
                 continue;
             };
-            // A partner free `skew` earlier has sent its part already: the exchange ends
-            // that much sooner, down to one message's end-to-end time (the later side's
-            // message crossing alone). Both free together, it takes the measured exchange.
-            // Two ranks after a barrier, Open MPI vader, 8 B (2026-11-28): an exchange
-            // timed from the later entry took 250–290 ns against the probe's 390 ns.
+            // An eager partner free `skew` earlier has sent its part already: the exchange
+            // ends that much sooner, down to one message's end-to-end time (the later
+            // side's message crossing alone). Both free together, it takes the measured
+            // exchange. Two ranks after a barrier, Open MPI vader, 8 B (2026-11-28): an
+            // exchange timed from the later entry took 250–290 ns against the probe's 390
+            // ns. A rendezvous part moves only once the later side is there: taken off
+            // there too, MPICH's 256 KiB scatter-allgather Bcast was priced ×2.38 its
+            // binomial one against ×2.9–3.2 measured (×2.85 without).
             let (free_x, free_y) = (cpu[x].max(nic[x]), cpu[y].max(nic[y]));
-            let skew = (free_x - free_y).abs();
+            let skew = if p.rendezvous {
+                0.0
+            } else {
+                (free_x - free_y).abs()
+            };
             let end = free_x.max(free_y) + (ex - skew).max(p.end_to_end_ns.min(ex));
             for r in [x, y] {
                 cpu[r] = end;
