@@ -68,17 +68,17 @@ fn row<'a>(r: &'a Report, function: &str, m: u64) -> &'a CollectiveModel {
 /// `scatter_ring_allgather` ran 1.2–1.4 × the default jobs', and taken as the level that
 /// made every Allreduce forced to the default's own algorithm look 0.7 × the default.
 fn level(x: &Report, d: &Report) -> f64 {
-    let barrier = |r: &Report| {
+    fn barrier(r: &Report) -> Option<&CollectiveModel> {
         r.collective_model
             .iter()
             .find(|c| c.function == "MPI_Barrier")
             .filter(|c| c.measured_ns.is_some_and(|v| v > 0.0))
-            .cloned()
-    };
+    }
     match (barrier(x), barrier(d)) {
         (Some(a), Some(b)) => {
             let measured = a.measured_ns.unwrap() / b.measured_ns.unwrap();
-            let forced_bcast = a.note.as_deref().is_some_and(|n| n.contains(FORCED_BCAST));
+            let forced_bcast = (a.note.as_deref())
+                .is_some_and(|n| n.contains(loggp_model::coll::FORCED_BCAST_CLOSES));
             match (a.predicted_ns, b.predicted_ns) {
                 (Some(p), Some(q)) if forced_bcast && p > 0.0 && q > 0.0 => measured / (p / q),
                 _ => measured,
@@ -87,9 +87,6 @@ fn level(x: &Report, d: &Report) -> f64 {
         _ => 1.0,
     }
 }
-
-/// What the model's note on an MPICH barrier row says where a forced Bcast closes it.
-const FORCED_BCAST: &str = "closing 1-byte Bcast is the forced";
 
 /// Every row priced for every algorithm, the in-use prediction inside its interval, the
 /// best no dearer than the one in use; printed beside the measured cost.

@@ -240,6 +240,10 @@ fn best_of(alternatives: &[AlgorithmCost], in_use: Option<&str>) -> Option<Algor
     Some(tied.unwrap_or(cheapest).clone())
 }
 
+/// How the note of an MPICH barrier row begins where a forced Bcast algorithm closes it
+/// (the algorithm's name follows): the barrier's cost then moves with that setting.
+pub const FORCED_BCAST_CLOSES: &str = "its closing 1-byte Bcast is the forced";
+
 /// The note of a collective on a communicator of one rank, which is not priced.
 pub const ONE_RANK: &str = "one rank: no messages and no algorithm to choose (Open MPI's coll self, MPICH's local copy), so not priced";
 
@@ -361,7 +365,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 .flatten();
             if let Some((id, "forced")) = barrier_bcast {
                 notes.push(format!(
-                    "its closing 1-byte Bcast is the forced {id}: MPICH's barrier broadcasts through MPIR_Bcast"
+                    "{FORCED_BCAST_CLOSES} {id}: MPICH's barrier broadcasts through MPIR_Bcast"
                 ));
             }
             for a in c.algorithms {
