@@ -93,8 +93,9 @@ pub struct CollectiveModel {
     /// The algorithm in use, where it can be known (else null, with the reason in `note`).
     pub algorithm: Option<String>,
     /// How it is known: "forced" (a control variable), "fixed rules" (Open MPI 4.1's
-    /// coll tuned decision for this size), or "default" (MPICH's documented default
-    /// for `auto`: an assumption, its JSON tuning may choose otherwise).
+    /// coll tuned decision for this size), "built-in rules (MPICH 4.0)" (MPICH 4.0's
+    /// built-in selection tree for `auto`), or "default (assumed)" (that tree, for
+    /// another MPICH version, whose tree may differ).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub algorithm_source: Option<String>,
     pub predicted_ns: Option<f64>,

@@ -148,8 +148,8 @@ fn eager_limit_in_session(peer_class: PeerClass) -> Option<(String, i64)> {
 
 /// What decides this MPI's collective algorithms (issue 26), on rank 0 at MPI_Finalize:
 /// Open MPI's coll tuned variables through MPI_T (set by `--mca`, `OMPI_MCA_*` or a
-/// parameter file alike), MPICH's `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` from the
-/// environment (where MPICH reads them), and MPI_Reduce_local's cost.
+/// parameter file alike), MPICH's `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` and selection files
+/// from the environment (where MPICH reads them), and MPI_Reduce_local's cost.
 pub fn collective_config() -> loggp_report::CollectiveConfig {
     let ops = local::at_finalize();
     let mut c = loggp_report::CollectiveConfig {
@@ -208,6 +208,17 @@ pub fn collective_config() -> loggp_report::CollectiveConfig {
                     );
                     break;
                 }
+            }
+        }
+        // A selection file replaces MPICH's built-in choice of algorithm (the model then
+        // says the one in use is not known).
+        for name in loggp_model::coll::MPICH_SELECTION_FILES {
+            let short = name.trim_start_matches("MPIR_CVAR_");
+            let set = [name.to_string(), format!("MPICH_{short}")]
+                .iter()
+                .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
+            if let Some(v) = set {
+                c.variables.insert(name.to_string(), v);
             }
         }
     }

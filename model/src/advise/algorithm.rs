@@ -295,7 +295,7 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
     let mut untrusted: Vec<(&CollectiveModel, String)> = vec![];
     for x in rows {
         match x.algorithm_source.as_deref() {
-            Some("forced") | Some("fixed rules") => {}
+            Some("forced") | Some("fixed rules") | Some(crate::coll::MPICH_BUILT_IN) => {}
             Some(how) => a.notes.push(format!(
                 "{}..{} B: the algorithm in use is {how}, not known: no change is advised against it",
                 x.size_lo_bytes, x.size_hi_bytes

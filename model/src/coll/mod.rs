@@ -83,6 +83,30 @@ struct Choice {
     note: Option<String>,
 }
 
+/// MPICH's variables that name a collective selection file in place of its built-in
+/// tree (MPICH 4.0.2: the MPIR level's and ch4's).
+pub const MPICH_SELECTION_FILES: [&str; 3] = [
+    "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE",
+    "MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE",
+    "MPIR_CVAR_CH4_POSIX_COLL_SELECTION_TUNING_JSON_FILE",
+];
+
+/// How MPICH's default is known: MPICH 4.0's built-in selection tree, which
+/// `select::mpich_default` encodes, where the job ran MPICH 4.0 (read from the library's
+/// version string); an assumption for any other version, whose tree may differ.
+pub const MPICH_BUILT_IN: &str = "built-in rules (MPICH 4.0)";
+
+fn mpich_default_source(library: &str) -> &'static str {
+    let version = library
+        .lines()
+        .find_map(|l| l.strip_prefix("MPICH Version:"))
+        .map(str::trim);
+    match version {
+        Some(v) if v.starts_with("4.0.") || v == "4.0" => MPICH_BUILT_IN,
+        _ => "default (assumed)",
+    }
+}
+
 fn choice(r: &Report, coll: &'static str, n: u32, m: u64) -> Choice {
     let c = &r.collective_config;
     match c.decider.as_str() {
@@ -124,16 +148,33 @@ fn choice(r: &Report, coll: &'static str, n: u32, m: u64) -> Choice {
             let algorithms = select::mpich(coll);
             let var = format!("MPIR_CVAR_{}_INTRA_ALGORITHM", coll.to_uppercase());
             let set = c.variables.get(&var).filter(|v| v.as_str() != "auto");
-            let in_use = match set {
-                Some(v) => algorithms
+            // A selection file replaces MPICH's built-in tree (`mpich_default`).
+            let file = MPICH_SELECTION_FILES
+                .iter()
+                .find_map(|k| c.variables.get(*k).map(|v| format!("{k}={v}")));
+            let default = select::mpich_default(coll, n, m);
+            let in_use = match (set, &file) {
+                (Some(v), _) => algorithms
                     .iter()
                     .find(|a| a.id == v)
                     .map(|a| (a.id, "forced")),
-                None => select::mpich_default(coll, n, m).map(|id| (id, "default (assumed)")),
+                (None, Some(_)) => None,
+                (None, None) => default
+                    .and_then(|id| algorithms.iter().find(|a| a.id == id))
+                    .map(|a| (a.id, mpich_default_source(&r.job.mpi_library))),
             };
-            let note = set
-                .filter(|_| in_use.is_none())
-                .map(|v| format!("{var}={v} is not an algorithm the model knows"));
+            let note = match (set, file) {
+                (Some(v), _) if in_use.is_none() => {
+                    Some(format!("{var}={v} is not an algorithm the model knows"))
+                }
+                (None, Some(f)) => Some(format!(
+                    "{f} replaces MPICH's built-in selection: the algorithm in use is not known"
+                )),
+                (None, None) if in_use.is_none() => default.map(|id| {
+                    format!("MPICH's default here is {id}, which the model does not build")
+                }),
+                _ => None,
+            };
             Choice {
                 algorithms,
                 in_use,

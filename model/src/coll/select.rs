@@ -264,23 +264,107 @@ pub fn mpich_barrier(n: u32, bcast: &str) -> Option<Schedule> {
 
 pub use super::fixed::openmpi_fixed;
 
-/// MPICH's classic choice for `auto` (Thakur et al. 2005, MPICH's default thresholds).
+/// MPICH 4.0's choice for `auto`: its built-in selection tree (MPICH 4.0.2's
+/// `maint/tuning/coll/mpir/generic.json`, compiled into libmpich and searched by
+/// `src/mpi/coll/src/csel.c`; ch4's own tree hands a communicator of one node to it), read
+/// for a built-in operation and 8-byte elements (`elements`; its "count<pow2" compares
+/// the element count with the largest power of two ≤ n). It is not the classic
+/// thresholds of Thakur et al. 2005 that MPICH 3 used: an Allreduce runs recursive
+/// doubling only up to 8 B or below one element per rank of that power of two, else
+/// reduce_scatter_allgather (2 ranks, 128 B and 2 KiB, three rounds, 2026-11-28: the
+/// default measured 775–1331 ns and 1257–1625 ns, reduce_scatter_allgather forced
+/// 742–776 and 1225–1295, recursive doubling forced 394–418 and 755–778), and a Reduce
+/// above 2048 B of at least that many elements runs reduce_scatter_gather. The tree's
+/// bounds are its own (`<=` or `<`).
 pub fn mpich_default(coll: &str, n: u32, m: u64) -> Option<&'static str> {
     let p2 = n.is_power_of_two();
+    let few = elements(m) < pof2(n) as u64;
+    let total = m.saturating_mul(n as u64);
     Some(match coll {
-        "allreduce" if m < 2048 => "recursive_doubling",
+        "allreduce" if m <= 8 || few => "recursive_doubling",
         "allreduce" => "reduce_scatter_allgather",
-        "bcast" if m < 12288 || n < 8 => "binomial",
-        "bcast" if m < 524288 && p2 => "scatter_recursive_doubling_allgather",
+        "bcast" if n < 8 || m <= 12288 => "binomial",
+        "bcast" if p2 && m <= 524288 => "scatter_recursive_doubling_allgather",
         "bcast" => "scatter_ring_allgather",
-        "allgather" if m * n as u64 <= 524288 && p2 => "recursive_doubling",
-        "allgather" if m * (n as u64) < 81920 => "brucks",
+        "allgather" if p2 && total < 524288 => "recursive_doubling",
+        "allgather" if p2 => "ring",
+        "allgather" if total < 81920 => "brucks",
         "allgather" => "ring",
-        "alltoall" if m <= 256 && n >= 8 => "brucks",
+        "alltoall" if n < 8 && m <= 32768 => "scattered",
+        "alltoall" if n < 8 => "pairwise",
+        "alltoall" if m <= 256 => "brucks",
         "alltoall" if m <= 32768 => "scattered",
         "alltoall" => "pairwise",
         "barrier" => "dissemination",
-        "reduce" => "binomial",
+        "reduce" if m <= 2048 || few => "binomial",
+        "reduce" => "reduce_scatter_gather",
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mpich_default;
+
+    /// MPICH 4.0.2's built-in tree, where it differs from the classic thresholds and at
+    /// its bounds (8-byte elements).
+    #[test]
+    fn mpichs_default_is_its_built_in_tree() {
+        let cases = [
+            ("allreduce", 2, 8, "recursive_doubling"),
+            // Classic: recursive doubling below 2048 B; MPICH 4.0: 2 elements ≥ pof2(2).
+            ("allreduce", 2, 16, "reduce_scatter_allgather"),
+            ("allreduce", 2, 128, "reduce_scatter_allgather"),
+            // 3 elements < pof2(4) = 4.
+            ("allreduce", 4, 24, "recursive_doubling"),
+            ("allreduce", 4, 32, "reduce_scatter_allgather"),
+            ("bcast", 4, 1 << 20, "binomial"),
+            ("bcast", 8, 12288, "binomial"),
+            ("bcast", 8, 12289, "scatter_recursive_doubling_allgather"),
+            ("bcast", 8, 524288, "scatter_recursive_doubling_allgather"),
+            ("bcast", 12, 12289, "scatter_ring_allgather"),
+            ("allgather", 4, 131071, "recursive_doubling"),
+            ("allgather", 4, 131072, "ring"),
+            ("allgather", 6, 8192, "brucks"),
+            ("alltoall", 4, 8, "scattered"),
+            ("alltoall", 8, 256, "brucks"),
+            ("alltoall", 4, 32769, "pairwise"),
+            ("reduce", 4, 2048, "binomial"),
+            ("reduce", 4, 4096, "reduce_scatter_gather"),
+            ("barrier", 5, 0, "dissemination"),
+        ];
+        for (coll, n, m, want) in cases {
+            assert_eq!(mpich_default(coll, n, m), Some(want), "{coll} {n} {m}");
+        }
+    }
+
+    /// Where the default is known: MPICH 4.0 by its version string; another version
+    /// assumed; a selection file of the job's own makes it unknown, and said.
+    #[test]
+    fn mpichs_default_is_known_for_4_0_and_not_under_a_selection_file() {
+        use crate::coll::{choice, mpich_default_source, MPICH_BUILT_IN};
+        assert_eq!(
+            mpich_default_source("MPICH Version:\t4.0.2\nMPICH Device: ch4:ucx"),
+            MPICH_BUILT_IN
+        );
+        assert_eq!(
+            mpich_default_source("MPICH Version:\t4.1.2"),
+            "default (assumed)"
+        );
+        let mut r = loggp_report::Report::default();
+        r.job.mpi_library = "MPICH Version:\t4.0.2".into();
+        r.collective_config.decider = "mpich".into();
+        let c = choice(&r, "allreduce", 2, 64);
+        assert_eq!(c.in_use, Some(("reduce_scatter_allgather", MPICH_BUILT_IN)));
+        let c = choice(&r, "reduce", 4, 4096);
+        assert_eq!(c.in_use, None);
+        assert!(c.note.unwrap().contains("reduce_scatter_gather"));
+        r.collective_config.variables.insert(
+            "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE".into(),
+            "/tmp/mine.json".into(),
+        );
+        let c = choice(&r, "allreduce", 2, 64);
+        assert_eq!(c.in_use, None);
+        assert!(c.note.unwrap().contains("/tmp/mine.json"));
+    }
 }
