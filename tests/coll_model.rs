@@ -223,27 +223,47 @@ fn mpich_names_its_cvar_or_its_default() {
     );
 }
 
-/// The Allreduce MPICH runs by default is the one the model assumes, told apart by time:
-/// at 64 B and 1 KiB on 2 ranks MPICH 4.0's built-in tree picks reduce_scatter_allgather
-/// (two exchanges), where the classic thresholds the model used before said recursive
-/// doubling (one): a default job, and one forcing each, in three interleaved rounds; the
-/// default's median cost must be nearer that of the algorithm the model names. (Seen
-/// 2026-11-28 at 64 B: default 775–1331 ns, reduce_scatter_allgather 742–776,
-/// recursive doubling 394–418.)
+/// The algorithm MPICH runs by default is the one the model assumes, told apart by time
+/// on 2 ranks: MPICH 4.0's built-in tree (`select::mpich_default`) picks
+/// reduce_scatter_allgather for an Allreduce of 64 B and 1 KiB (two exchanges), where
+/// the classic thresholds the model used before said recursive doubling (one), and
+/// binomial for a Reduce of 1 KiB but reduce_scatter_gather at 4 KiB. A default job and
+/// one forcing each algorithm, in three interleaved rounds; the default's median cost
+/// must be nearer that of the algorithm the model names, wherever the two algorithms
+/// differ by 1.3 × (at 64 B and 4 KiB they must). Seen 2026-11-28, 2 ranks: Allreduce
+/// of 64 B, default 775–1331 ns, reduce_scatter_allgather 742–776, recursive doubling
+/// 394–418; Reduce of 4 KiB (the non-root's row), default 1613–1688 ns,
+/// reduce_scatter_gather 1607–1674, binomial 551–563.
 #[test]
-fn mpichs_default_allreduce_is_the_one_that_runs() {
-    let var = "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM";
-    let algs = ["auto", "recursive_doubling", "reduce_scatter_allgather"];
-    let sizes = [64u64, 1024];
+fn mpichs_default_is_the_algorithm_that_runs() {
+    default_runs_as(
+        "allreduce",
+        ["recursive_doubling", "reduce_scatter_allgather"],
+        [(64, true), (1024, false)],
+    );
+    default_runs_as(
+        "reduce",
+        ["binomial", "reduce_scatter_gather"],
+        [(1024, false), (4096, true)],
+    );
+}
+
+/// See [`mpichs_default_is_the_algorithm_that_runs`]: `sizes` (bytes, whether the two
+/// algorithms must differ there).
+fn default_runs_as(coll: &str, two: [&str; 2], sizes: [(u64, bool); 2]) {
+    let var = format!("MPIR_CVAR_{}_INTRA_ALGORITHM", coll.to_uppercase());
+    let function = format!("MPI_{}{}", coll[..1].to_uppercase(), &coll[1..]);
+    let algs = ["auto", two[0], two[1]];
+    let list = format!("{},{}", sizes[0].0, sizes[1].0);
     // costs[alg][size]: the measured cost of each round.
     let mut costs = vec![vec![vec![]; sizes.len()]; algs.len()];
     let mut named = vec![None; sizes.len()];
     for k in 0..3 {
         for (a, alg) in algs.iter().enumerate() {
-            let name = format!("coll_mpich_default_{alg}_{k}");
-            let r = job(Mpi::Mpich, 2, "allreduce", "64,1024", &[(var, alg)], &name);
-            for (i, &m) in sizes.iter().enumerate() {
-                let x = row(&r, "MPI_Allreduce", m);
+            let name = format!("coll_mpich_default_{coll}_{alg}_{k}");
+            let r = job(Mpi::Mpich, 2, coll, &list, &[(var.as_str(), alg)], &name);
+            for (i, &(m, _)) in sizes.iter().enumerate() {
+                let x = row(&r, &function, m);
                 costs[a][i].push(x.measured_ns.expect("a measured cost"));
                 if a == 0 {
                     named[i] = x.algorithm.clone();
@@ -251,16 +271,16 @@ fn mpichs_default_allreduce_is_the_one_that_runs() {
             }
         }
     }
-    for (i, &m) in sizes.iter().enumerate() {
+    for (i, &(m, must_differ)) in sizes.iter().enumerate() {
         let med: Vec<f64> = costs
             .iter()
             .map(|c| loggp_model::stats::median(&c[i]).unwrap_or(f64::NAN))
             .collect();
-        println!("Allreduce {m} B: {algs:?} measured (median of 3) {med:.0?}, each {costs:.0?}");
+        println!("{function} {m} B: {algs:?} measured (median of 3) {med:.0?}, each {costs:.0?}");
         let apart = (med[1] / med[2]).max(med[2] / med[1]);
         assert!(
-            apart >= 1.3 || m != 64,
-            "{m} B: the two algorithms cost the same here ({apart:.2} x): the check cannot tell them apart"
+            apart >= 1.3 || !must_differ,
+            "{function} {m} B: the two algorithms cost the same here ({apart:.2} x): the check cannot tell them apart"
         );
         if apart < 1.3 {
             continue;
@@ -273,7 +293,7 @@ fn mpichs_default_allreduce_is_the_one_that_runs() {
         assert_eq!(
             named[i].as_deref(),
             Some(nearer),
-            "{m} B: the default ran as {nearer} ({med:.0?} ns), the model assumed {:?}",
+            "{function} {m} B: the default ran as {nearer} ({med:.0?} ns), the model assumed {:?}",
             named[i]
         );
     }

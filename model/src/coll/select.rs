@@ -237,9 +237,22 @@ pub fn mpich(coll: &str) -> &'static [Algorithm] {
     static BARRIER: [Algorithm; 1] = [alg!("dissemination", "dissemination", |n, _m| {
         mpich_barrier(n, "binomial")
     })];
-    static REDUCE: [Algorithm; 1] = [alg!("binomial", "binomial", |n, m| Some(
-        s::binomial_reduce(n, m)
-    ))];
+    static REDUCE: [Algorithm; 2] = [
+        alg!("binomial", "binomial", |n, m| Some(s::binomial_reduce(
+            n, m
+        ))),
+        // Rabenseifner's reduce (`reduce_intra_reduce_scatter_gather.c`): recursive
+        // halving, then the blocks gathered to the root by a binomial tree. MPICH's
+        // default above 2048 B (`mpich_default`); below one element per rank of pof2(n)
+        // it falls back to its automatic choice, binomial there.
+        alg!("reduce_scatter_gather", "reduce_scatter_gather", |n, m| {
+            Some(if elements(m) < pof2(n) as u64 {
+                s::binomial_reduce(n, m)
+            } else {
+                s::rabenseifner_reduce(n, m)
+            })
+        }),
+    ];
     by_name(
         coll,
         [&ALLREDUCE, &BCAST, &ALLGATHER, &ALLTOALL, &BARRIER, &REDUCE],
@@ -357,8 +370,9 @@ mod tests {
         let c = choice(&r, "allreduce", 2, 64);
         assert_eq!(c.in_use, Some(("reduce_scatter_allgather", MPICH_BUILT_IN)));
         let c = choice(&r, "reduce", 4, 4096);
-        assert_eq!(c.in_use, None);
-        assert!(c.note.unwrap().contains("reduce_scatter_gather"));
+        assert_eq!(c.in_use, Some(("reduce_scatter_gather", MPICH_BUILT_IN)));
+        let c = choice(&r, "barrier", 4, 0);
+        assert_eq!(c.in_use, Some(("dissemination", MPICH_BUILT_IN)));
         r.collective_config.variables.insert(
             "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE".into(),
             "/tmp/mine.json".into(),
