@@ -228,8 +228,9 @@ fn mpich_names_its_cvar_or_its_default() {
 /// reduce_scatter_allgather for an Allreduce of 64 B and 1 KiB (two exchanges), where
 /// the classic thresholds the model used before said recursive doubling (one), and
 /// binomial for a Reduce of 1 KiB but reduce_scatter_gather at 4 KiB. A default job and
-/// one forcing each algorithm, in three interleaved rounds; the default's median cost
-/// must be nearer that of the algorithm the model names, wherever the two algorithms
+/// one forcing each algorithm, in three interleaved rounds, each job's cost taken at the
+/// first job's level (`level`); the default's median cost must be nearer that of the
+/// algorithm the model names, wherever the two algorithms
 /// differ by 1.3 × (at 64 B and 4 KiB they must). Seen 2026-11-28, 2 ranks: Allreduce
 /// of 64 B, default 775–1331 ns, reduce_scatter_allgather 742–776, recursive doubling
 /// 394–418; Reduce of 4 KiB (the non-root's row), default 1613–1688 ns,
@@ -255,20 +256,24 @@ fn default_runs_as(coll: &str, two: [&str; 2], sizes: [(u64, bool); 2]) {
     let function = format!("MPI_{}{}", coll[..1].to_uppercase(), &coll[1..]);
     let algs = ["auto", two[0], two[1]];
     let list = format!("{},{}", sizes[0].0, sizes[1].0);
-    // costs[alg][size]: the measured cost of each round.
+    // costs[alg][size]: the measured cost of each round, at the first job's level (each
+    // job's barriers, the same algorithm in all: see `level`).
     let mut costs = vec![vec![vec![]; sizes.len()]; algs.len()];
     let mut named = vec![None; sizes.len()];
+    let mut first: Option<Report> = None;
     for k in 0..3 {
         for (a, alg) in algs.iter().enumerate() {
             let name = format!("coll_mpich_default_{coll}_{alg}_{k}");
             let r = job(Mpi::Mpich, 2, coll, &list, &[(var.as_str(), alg)], &name);
+            let at = first.as_ref().map_or(1.0, |d| level(&r, d));
             for (i, &(m, _)) in sizes.iter().enumerate() {
                 let x = row(&r, &function, m);
-                costs[a][i].push(x.measured_ns.expect("a measured cost"));
+                costs[a][i].push(x.measured_ns.expect("a measured cost") / at);
                 if a == 0 {
                     named[i] = x.algorithm.clone();
                 }
             }
+            first.get_or_insert(r);
         }
     }
     for (i, &(m, must_differ)) in sizes.iter().enumerate() {
