@@ -196,31 +196,27 @@ pub fn collective_config() -> loggp_report::CollectiveConfig {
     } else {
         c.decider = "mpich".into();
         for k in COLLECTIVES {
-            let up = k.to_uppercase();
-            for name in [
-                format!("MPIR_CVAR_{up}_INTRA_ALGORITHM"),
-                format!("MPICH_{up}_INTRA_ALGORITHM"),
-            ] {
-                if let Ok(v) = std::env::var(&name) {
-                    c.variables.insert(
-                        format!("MPIR_CVAR_{up}_INTRA_ALGORITHM"),
-                        v.to_ascii_lowercase(),
-                    );
-                    break;
-                }
+            let name = format!("MPIR_CVAR_{}_INTRA_ALGORITHM", k.to_uppercase());
+            if let Some(v) = mpich_env(&name) {
+                c.variables.insert(name, v.to_ascii_lowercase());
             }
         }
         // A selection file replaces MPICH's built-in choice of algorithm (the model then
         // says the one in use is not known).
         for name in loggp_model::coll::MPICH_SELECTION_FILES {
-            let short = name.trim_start_matches("MPIR_CVAR_");
-            let set = [name.to_string(), format!("MPICH_{short}")]
-                .iter()
-                .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
-            if let Some(v) = set {
+            if let Some(v) = mpich_env(name).filter(|v| !v.is_empty()) {
                 c.variables.insert(name.to_string(), v);
             }
         }
     }
     c
+}
+
+/// An MPICH control variable `MPIR_CVAR_<X>` as MPICH reads it from the environment:
+/// under that name, or else as `MPICH_<X>`.
+fn mpich_env(name: &str) -> Option<String> {
+    let short = name.strip_prefix("MPIR_CVAR_").unwrap_or(name);
+    std::env::var(name)
+        .or_else(|_| std::env::var(format!("MPICH_{short}")))
+        .ok()
 }

@@ -7,6 +7,7 @@ use super::writer;
 use crate::base::runtime::{self, Guard};
 use std::os::raw::c_int;
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// What the exit paths call: the partial rank file's writer, and the clean-up a
 /// terminating signal does first (set once at MPI_Init, before any handler).
@@ -31,26 +32,27 @@ static HOOKS: OnceLock<ExitHooks> = OnceLock::new();
 /// Beside a CPU hog, 40 of each: 6 unpadded lost a file, none padded. (Padded by a sleep
 /// alone, whose wake-up differs by rank, 2 of 150 exited 1.) A rank that leaves without
 /// MPI_Finalize loses only this much time.
-const EXIT_PATH_NS: u64 = 200_000_000;
-/// The last part of the pad, kept by the clock rather than by a sleep.
-const SPIN_NS: std::time::Duration = std::time::Duration::from_millis(2);
+const EXIT_PATH: Duration = Duration::from_millis(200);
+/// The last part of the pad, kept by the clock rather than by a sleep: a sleep wakes late
+/// by up to the timer slack (50 µs by default), by a different amount on each rank.
+const SPIN: Duration = Duration::from_millis(2);
+
+/// Returns at `deadline`: asleep until `SPIN` before it, then by the clock.
+fn wait_until(deadline: Instant) {
+    if let Some(d) = deadline.checked_duration_since(Instant::now() + SPIN) {
+        std::thread::sleep(d);
+    }
+    while Instant::now() < deadline {
+        std::hint::spin_loop();
+    }
+}
 
 extern "C" fn at_exit() {
     if runtime::phase() == runtime::Phase::Running {
         if let (Some(_g), Some(h)) = (Guard::enter_always(), HOOKS.get()) {
-            let entered = std::time::Instant::now();
+            let entered = Instant::now();
             (h.write_partial)("exit without MPI_Finalize");
-            let deadline = entered + std::time::Duration::from_nanos(EXIT_PATH_NS);
-            // Asleep until SPIN_NS before, then to the deadline by the clock: a sleep wakes
-            // late by up to the timer slack (50 µs by default), by a different amount on
-            // each rank.
-            let now = std::time::Instant::now();
-            if let Some(d) = deadline.checked_duration_since(now + SPIN_NS) {
-                std::thread::sleep(d);
-            }
-            while std::time::Instant::now() < deadline {
-                std::hint::spin_loop();
-            }
+            runtime::protect(|| wait_until(entered + EXIT_PATH));
         }
     }
 }

@@ -95,6 +95,8 @@ pub const MPICH_SELECTION_FILES: [&str; 3] = [
 /// `select::mpich_default` encodes, where the job ran MPICH 4.0 (read from the library's
 /// version string); an assumption for any other version, whose tree may differ.
 pub const MPICH_BUILT_IN: &str = "built-in rules (MPICH 4.0)";
+/// How MPICH's default is known for a version other than 4.0.
+pub const MPICH_ASSUMED: &str = "default (assumed)";
 
 fn mpich_default_source(library: &str) -> &'static str {
     let version = library
@@ -103,7 +105,7 @@ fn mpich_default_source(library: &str) -> &'static str {
         .map(str::trim);
     match version {
         Some(v) if v.starts_with("4.0.") || v == "4.0" => MPICH_BUILT_IN,
-        _ => "default (assumed)",
+        _ => MPICH_ASSUMED,
     }
 }
 

@@ -355,15 +355,12 @@ mod tests {
     /// assumed; a selection file of the job's own makes it unknown, and said.
     #[test]
     fn mpichs_default_is_known_for_4_0_and_not_under_a_selection_file() {
-        use crate::coll::{choice, mpich_default_source, MPICH_BUILT_IN};
+        use crate::coll::{choice, mpich_default_source, MPICH_ASSUMED, MPICH_BUILT_IN};
         assert_eq!(
             mpich_default_source("MPICH Version:\t4.0.2\nMPICH Device: ch4:ucx"),
             MPICH_BUILT_IN
         );
-        assert_eq!(
-            mpich_default_source("MPICH Version:\t4.1.2"),
-            "default (assumed)"
-        );
+        assert_eq!(mpich_default_source("MPICH Version:\t4.1.2"), MPICH_ASSUMED);
         let mut r = loggp_report::Report::default();
         r.job.mpi_library = "MPICH Version:\t4.0.2".into();
         r.collective_config.decider = "mpich".into();
