@@ -233,8 +233,9 @@ fn mpich_names_its_cvar_or_its_default() {
 /// algorithm the model names, wherever the two algorithms
 /// differ by 1.3 × (at 64 B and 4 KiB they must). Seen 2026-11-28, 2 ranks: Allreduce
 /// of 64 B, default 775–1331 ns, reduce_scatter_allgather 742–776, recursive doubling
-/// 394–418; Reduce of 4 KiB (the non-root's row), default 1613–1688 ns,
-/// reduce_scatter_gather 1607–1674, binomial 551–563.
+/// 394–418; Reduce of 4 KiB (then the non-root's row), default 1613–1688 ns,
+/// reduce_scatter_gather 1607–1674, binomial 551–563. Each job has one row per size:
+/// a Reduce's root, which counts 2m, is in its members' row (`measured::root_of_reduce`).
 #[test]
 fn mpichs_default_is_the_algorithm_that_runs() {
     default_runs_as(
@@ -266,6 +267,17 @@ fn default_runs_as(coll: &str, two: [&str; 2], sizes: [(u64, bool); 2]) {
             let name = format!("coll_mpich_default_{coll}_{alg}_{k}");
             let r = job(Mpi::Mpich, 2, coll, &list, &[(var.as_str(), alg)], &name);
             let at = first.as_ref().map_or(1.0, |d| level(&r, d));
+            let rows: Vec<u64> = r
+                .collective_model
+                .iter()
+                .filter(|x| x.function == function)
+                .map(|x| x.message_bytes)
+                .collect();
+            assert_eq!(
+                rows.len(),
+                sizes.len(),
+                "{name}: {function} rows of {rows:?} B"
+            );
             for (i, &(m, _)) in sizes.iter().enumerate() {
                 let x = row(&r, &function, m);
                 costs[a][i].push(x.measured_ns.expect("a measured cost") / at);

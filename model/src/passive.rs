@@ -394,6 +394,66 @@ pub fn bracket_for(l: &Learned, t: &Threshold) -> (Option<(u64, u64)>, Option<St
     }
 }
 
+/// The share of a send range's messages that waited for their receive (late receiver,
+/// for at least half of the call) at or above which its o_s, g and G are not fitted:
+/// the lower envelope is the 10th percentile, so where at most one call in five ran
+/// without waiting the envelope can be a wait (a spacing after a send that waited holds
+/// that wait too).
+pub const WAITING_SHARE: f64 = 0.8;
+
+/// Matched sampled sends a range needs before their share is believed.
+pub const MIN_WAIT_SAMPLES: u64 = 10;
+
+/// Where the waits' sample (`Waits::send_waits`) shows that nearly every blocking send of
+/// a range waited for its receiver, its o_s, g and G measure the receivers' delay, not
+/// the sender: they become null with a note (a receiver 2 ms late before each of 200
+/// rendezvous sends gave a passive g of 2.0 ms against the calibration's 1.1 µs).
+/// Returns how many ranges it emptied.
+pub fn late_receivers(
+    class: loggp_report::PeerClass,
+    mode: Mode,
+    ranges: &mut [Range],
+    bins: &[loggp_report::SendWaitBin],
+) -> usize {
+    let mut emptied = 0;
+    for r in ranges.iter_mut() {
+        let (mut sends, mut messages, mut waiting) = (0, 0, 0);
+        for b in bins.iter().filter(|b| {
+            b.peer_class == class
+                && b.mode == mode
+                && b.size_lo_bytes <= r.size_hi_bytes
+                && b.size_hi_bytes >= r.size_lo_bytes
+        }) {
+            sends += b.sends_matched;
+            messages += b.messages;
+            waiting += b.messages_waiting;
+        }
+        if sends < MIN_WAIT_SAMPLES || messages == 0 {
+            continue;
+        }
+        let share = waiting as f64 / messages as f64;
+        if share < WAITING_SHARE {
+            continue;
+        }
+        r.send_overhead_ns = None;
+        r.send_overhead_ns_ci = None;
+        r.gap_ns = None;
+        r.gap_ns_ci = None;
+        r.gap_per_byte_ns = None;
+        r.gap_per_byte_ns_ci = None;
+        let why = format!(
+            "o_s, g, G: not fitted: {:.0} % of this range's messages were sent by calls that waited for their receive for at least half of the call (late receiver; {sends} sampled sends matched, `waits.send_waits`), so the calls' durations and spacings measure the receivers, not the sender",
+            100.0 * share
+        );
+        r.note = Some(match r.note.take() {
+            Some(n) => format!("{why}; {n}"),
+            None => why,
+        });
+        emptied += 1;
+    }
+    emptied
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -674,5 +734,77 @@ mod tests {
         );
         assert_eq!(l.main_bracket, None, "{:?}", l.bracket_note);
         assert!(l.bracket_note.unwrap().contains("calls"));
+    }
+
+    /// A send range is emptied where at least `WAITING_SHARE` of its messages waited for
+    /// their receive, and only then: not below it, not on too few samples, not by another
+    /// class's or mode's bins, and not by bins outside its sizes.
+    #[test]
+    fn a_range_of_sends_that_waited_is_not_fitted() {
+        use loggp_report::{PeerClass, SendWaitBin};
+        let range = || Range {
+            size_lo_bytes: 16384,
+            size_hi_bytes: 131072,
+            send_overhead_ns: Some(2.0e6),
+            send_overhead_ns_ci: Some([1.9e6, 2.1e6]),
+            gap_ns: Some(2.0e6),
+            gap_ns_ci: Some([1.9e6, 2.1e6]),
+            gap_per_byte_ns: Some(0.1),
+            gap_per_byte_ns_ci: Some([0.05, 0.15]),
+            note: Some("L: needs both ends' clocks".into()),
+            ..Default::default()
+        };
+        let bin = |class, mode, lo, sends, waiting| SendWaitBin {
+            peer_class: class,
+            mode,
+            size_lo_bytes: lo,
+            size_hi_bytes: lo + 8191,
+            sends_matched: sends,
+            messages: 100,
+            messages_waiting: waiting,
+        };
+        let intra = PeerClass::IntraNode;
+        let run = |bins: &[SendWaitBin]| {
+            let mut v = vec![range()];
+            let n = late_receivers(intra, Mode::Send, &mut v, bins);
+            (n, v.remove(0))
+        };
+        let (n, r) = run(&[bin(intra, Mode::Send, 65536, 60, 80)]);
+        assert_eq!(n, 1);
+        assert!(r.send_overhead_ns.is_none() && r.gap_ns.is_none() && r.gap_per_byte_ns.is_none());
+        assert!(r.gap_ns_ci.is_none() && r.send_overhead_ns_ci.is_none());
+        let note = r.note.unwrap();
+        assert!(
+            note.contains("80 %") && note.ends_with("L: needs both ends' clocks"),
+            "{note}"
+        );
+        for (what, bins) in [
+            (
+                "below the share",
+                vec![bin(intra, Mode::Send, 65536, 60, 79)],
+            ),
+            (
+                "too few samples",
+                vec![bin(intra, Mode::Send, 65536, 9, 100)],
+            ),
+            (
+                "another class",
+                vec![bin(PeerClass::InterNode, Mode::Send, 65536, 60, 100)],
+            ),
+            (
+                "another mode",
+                vec![bin(intra, Mode::Ssend, 65536, 60, 100)],
+            ),
+            ("other sizes", vec![bin(intra, Mode::Send, 262144, 60, 100)]),
+        ] {
+            let (n, r) = run(&bins);
+            assert_eq!((n, r), (0, range()), "{what}");
+        }
+        // Two bins of the range pooled: 60 of 100 and 100 of 100 waiting is 80 %.
+        let (n, _) = run(&[
+            bin(intra, Mode::Send, 16384, 30, 60),
+            bin(intra, Mode::Send, 65536, 30, 100),
+        ]);
+        assert_eq!(n, 1);
     }
 }

@@ -204,6 +204,31 @@ pub struct Waits {
     /// report has them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<CounterPoint>,
+    /// Per (peer class, blocking send mode, size bin), over all ranks: how many of the
+    /// sampled sends whose receive was found waited for it (late receiver) for at least
+    /// half of the send call. The passive o_s, g and G of a send range are the lower
+    /// envelopes of its calls' durations and spacings; where nearly every send waited
+    /// that long, they measure the receivers, and the model says so rather than fit them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub send_waits: Vec<SendWaitBin>,
+}
+
+/// One size bin of [`Waits::send_waits`]. Counts are of messages: each sampled send
+/// weighted by the messages it stands for (its stride).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct SendWaitBin {
+    pub peer_class: crate::PeerClass,
+    pub mode: crate::Mode,
+    pub size_lo_bytes: u64,
+    pub size_hi_bytes: u64,
+    /// Sampled sends whose receive was found.
+    pub sends_matched: u64,
+    /// The messages they stand for, and those of the sends that waited for their
+    /// receive for at least half of the call (beyond the clocks' uncertainty).
+    pub messages: u64,
+    pub messages_waiting: u64,
 }
 
 /// One point of a rank's cumulative counters, counted from the end of MPI_Init.
@@ -266,4 +291,17 @@ pub fn merge_waits(into: &mut Waits, from: Waits) {
     into.largest.extend(from.largest);
     into.trace.extend(from.trace);
     into.counters.extend(from.counters);
+    for b in from.send_waits {
+        let same = |x: &&mut SendWaitBin| {
+            (x.peer_class, x.mode, x.size_lo_bytes) == (b.peer_class, b.mode, b.size_lo_bytes)
+        };
+        match into.send_waits.iter_mut().find(same) {
+            Some(x) => {
+                x.sends_matched += b.sends_matched;
+                x.messages += b.messages;
+                x.messages_waiting += b.messages_waiting;
+            }
+            None => into.send_waits.push(b),
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! (the cost from the last member's entry, and each member's wait for it), else from the
 //! fastest decile of the calls.
 use super::{message_bytes, COLLECTIVES};
-use loggp_report::{bins, Mode, Report};
+use loggp_report::{bins, CollectiveSplit, Mode, Report};
 
 /// A measured collective: function, communicator size, size bin, message size, its
 /// cost and interval, the calls behind it, and where the cost comes from.
@@ -50,6 +50,46 @@ impl Measured {
     }
 }
 
+/// The size bin a member's row of collective calls belongs to: its own, except for the
+/// root of an MPI_Reduce, which counts its contribution and the result (2m) where the
+/// other members count m, so that its calls fall in the bin of twice the size. Its row
+/// then joins the other members' (see [`half_of`]): the call's cost is the root's, which
+/// finishes it, and alone the other members' row measured 0.2–0.4 × the price of a
+/// binomial Reduce on 2 ranks (a member sends and leaves). A rank is taken for the root
+/// of the Reduces on a communicator size where each of its rows there has such a
+/// partner: with sizes a factor 2 apart (1 KiB and 4 KiB) a member's 4 KiB row also has
+/// a partner in the root's 2 KiB row, but the member's 1 KiB row has none. Where the
+/// root changes from call to call no rank is, and the rows stay apart.
+fn root_of_reduce(c: &CollectiveSplit, all: &[CollectiveSplit]) -> (u64, u64) {
+    let own = (c.size_lo_bytes, c.size_hi_bytes);
+    if c.function != "MPI_Reduce" {
+        return own;
+    }
+    let mine = || {
+        all.iter()
+            .filter(|o| o.function == c.function && o.comm_size == c.comm_size && o.rank == c.rank)
+    };
+    if !mine().all(|o| half_of(o, all).is_some()) {
+        return own;
+    }
+    half_of(c, all).map_or(own, |o| (o.size_lo_bytes, o.size_hi_bytes))
+}
+
+/// Another member's row of the same function and communicator size, in another bin, with
+/// half of `c`'s bytes (within 1 %) over the same matched calls: the other members' row
+/// of a Reduce whose root `c` is.
+fn half_of<'a>(c: &CollectiveSplit, all: &'a [CollectiveSplit]) -> Option<&'a CollectiveSplit> {
+    all.iter().find(|o| {
+        o.function == c.function
+            && o.comm_size == c.comm_size
+            && o.rank != c.rank
+            && o.size_lo_bytes != c.size_lo_bytes
+            && o.calls_matched == c.calls_matched
+            && c.bytes_mean > 0.0
+            && (2.0 * o.bytes_mean - c.bytes_mean).abs() <= 0.01 * c.bytes_mean
+    })
+}
+
 pub(super) fn measured(r: &Report) -> Vec<Measured> {
     let key = |f: &str| COLLECTIVES.iter().find(|c| c.0 == f).map(|c| c.1);
     let mut out: Vec<Measured> = vec![];
@@ -59,16 +99,18 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
                 continue;
             };
             let m = message_bytes(coll, c.comm_size, c.bytes_mean);
-            let i = match out.iter().position(|x| {
-                x.function == c.function && x.n == c.comm_size && x.bin.0 == c.size_lo_bytes
-            }) {
+            let bin = root_of_reduce(c, &r.waits.collectives);
+            let i = match out
+                .iter()
+                .position(|x| x.function == c.function && x.n == c.comm_size && x.bin.0 == bin.0)
+            {
                 Some(i) => i,
                 None => {
                     out.push(Measured {
                         function: c.function.clone(),
                         coll,
                         n: c.comm_size,
-                        bin: (c.size_lo_bytes, c.size_hi_bytes),
+                        bin,
                         m,
                         cost: None,
                         calls: 0,
@@ -192,5 +234,71 @@ mod tests {
         assert_eq!(exits(&[0.0, 0.0], false)[1], 1000.0);
         assert_eq!(exits(&[0.0, 300.0], false)[1] - 300.0, 700.0);
         assert_eq!(exits(&[0.0, 300.0], true)[1] - 300.0, 1000.0);
+    }
+
+    /// A Reduce's root counts 2m and falls in the bin of twice the size: its calls join
+    /// the other members' row, whose cost is then the root's (the largest), at m. An
+    /// Allreduce whose members count different bytes stays apart, as does a Reduce
+    /// member without a partner at half its bytes.
+    #[test]
+    fn a_reduces_root_joins_its_members_row() {
+        use loggp_report::{bins::size_bin, bins::size_bin_range, CollectiveSplit, Report};
+        let split = |function: &str, rank, bytes: f64, cost| {
+            let (lo, hi) = size_bin_range(size_bin(bytes as u64));
+            CollectiveSplit {
+                rank,
+                function: function.into(),
+                comm_size: 2,
+                size_lo_bytes: lo,
+                size_hi_bytes: hi,
+                calls_matched: 40,
+                bytes_mean: bytes,
+                cost_median_ns: Some(cost),
+                cost_median_ns_ci: Some([cost * 0.9, cost * 1.1]),
+                ..Default::default()
+            }
+        };
+        let mut r = Report::default();
+        r.waits.status = "done".into();
+        r.waits.collectives = vec![
+            split("MPI_Reduce", 0, 8192.0, 1500.0),
+            split("MPI_Reduce", 1, 4096.0, 300.0),
+            split("MPI_Reduce", 1, 100_000.0, 900.0),
+            split("MPI_Allreduce", 0, 8192.0, 700.0),
+            split("MPI_Allreduce", 1, 4096.0, 600.0),
+        ];
+        let rows = super::measured(&r);
+        let reduce: Vec<_> = rows.iter().filter(|x| x.function == "MPI_Reduce").collect();
+        // Sizes a factor 2 apart on 2 ranks (1 KiB and 4 KiB, root 0): the member's 4 KiB
+        // row stays at 4 KiB, though the root's 2 KiB row has half its bytes.
+        let mut two = Report::default();
+        two.waits.status = "done".into();
+        let calls = |mut x: CollectiveSplit, n| {
+            x.calls_matched = n;
+            x
+        };
+        two.waits.collectives = vec![
+            calls(split("MPI_Reduce", 0, 2048.0, 700.0), 133),
+            calls(split("MPI_Reduce", 0, 8192.0, 2000.0), 32),
+            calls(split("MPI_Reduce", 1, 1024.0, 100.0), 133),
+            calls(split("MPI_Reduce", 1, 4096.0, 400.0), 32),
+        ];
+        let m: Vec<_> = super::measured(&two)
+            .iter()
+            .map(|x| (x.m, x.cost.unwrap().0, x.waits.len()))
+            .collect();
+        assert_eq!(m, vec![(1024, 700.0, 2), (4096, 2000.0, 2)]);
+        assert_eq!(reduce.len(), 2);
+        assert_eq!(reduce[0].bin, size_bin_range(size_bin(4096)));
+        assert_eq!(reduce[0].m, 4096);
+        assert_eq!(reduce[0].cost.map(|c| c.0), Some(1500.0));
+        assert_eq!(reduce[0].waits.len(), 2);
+        assert_eq!(reduce[1].m, 100_000);
+        assert_eq!(
+            rows.iter()
+                .filter(|x| x.function == "MPI_Allreduce")
+                .count(),
+            2
+        );
     }
 }

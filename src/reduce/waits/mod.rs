@@ -67,6 +67,10 @@ pub(crate) struct Measured {
     /// The rank's counters over time (`output::counters`), each at its time in ns on
     /// the timeline's clock.
     counters: Vec<(f64, crate::output::counters::Point)>,
+    /// Per (class, blocking send mode, size bin): matched sampled sends, the messages they
+    /// stand for, and those of the sends that waited for their receive for at least half
+    /// of the call (`Waits::send_waits`).
+    send_waits: HashMap<(u8, u8, u16), [u64; 3]>,
     inconsistent: u64,
     uncertainty_ticks: f64,
     dropped: u64,
@@ -212,6 +216,16 @@ fn bounded(until: f64, from: f64, end: f64, u: f64) -> [f64; 3] {
     [w(until), w(until - u), w(until + u)]
 }
 
+/// A blocking send mode (MPI_Send, Ssend, Bsend, Rsend), whose call lasts as long as it
+/// waits for its receive where it does (`Mode` as u8).
+fn is_blocking_send(mode: u8) -> bool {
+    use loggp_report::Mode;
+    matches!(
+        Mode::from_u8(mode),
+        Mode::Send | Mode::Ssend | Mode::Bsend | Mode::Rsend
+    )
+}
+
 /// The exchange (collective over the private communicator: every rank calls it, with
 /// whatever it kept).
 /// `skew`: LOGGP_INJECT_FAULT=clock_skew's shift of this rank's counter (ticks).
@@ -334,6 +348,16 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
         } else if end > c_start && side == SIDE_SEND {
             // Still in the send when the receive was posted: it waited for it.
             sp.lr = bounded(c_start, wait, end, u);
+        }
+        if side == SIDE_SEND && is_blocking_send(sp.mode) {
+            let e = m
+                .send_waits
+                .entry((class, sp.mode, size_bin(s[2])))
+                .or_default();
+            e[0] += 1;
+            e[1] += stride;
+            // The lower bound of the wait: beyond the clocks' uncertainty.
+            e[2] += stride * u64::from(sp.lr[1] >= 0.5 * sp.dur && sp.dur > 0.0);
         }
         let kind_recv = side == SIDE_RECV;
         let wait_ticks = if kind_recv { sp.ls[0] } else { sp.lr[0] };

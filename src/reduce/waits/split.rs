@@ -6,7 +6,7 @@ use crate::base::funcs;
 use loggp_report::bins::size_bin_range;
 use loggp_report::{
     Cell, ClassModeSplit, CollectiveSplit, CounterPoint, Mode, PassiveLatency, PeerClass,
-    RankEntry, TimeSplit, TraceEvent, WaitEntry, Waits,
+    RankEntry, SendWaitBin, TimeSplit, TraceEvent, WaitEntry, Waits,
 };
 
 /// Ratio estimate of one part: (estimate, 95 % interval) of `total` × Σw·part / Σw·dur
@@ -397,8 +397,30 @@ pub(crate) fn finish(
                 runqueue_wait_ns: p.runqueue_ns.map(|x| x as f64),
             })
             .collect(),
+        send_waits: send_waits(&m.send_waits),
     };
     (split, waits, latency)
+}
+
+/// `Waits::send_waits` of this rank, by class, mode and size.
+fn send_waits(bins: &std::collections::HashMap<(u8, u8, u16), [u64; 3]>) -> Vec<SendWaitBin> {
+    let mut v: Vec<SendWaitBin> = bins
+        .iter()
+        .map(|(&(class, mode, bin), &[sends, messages, waiting])| {
+            let (lo, hi) = size_bin_range(bin);
+            SendWaitBin {
+                peer_class: PeerClass::from_u8(class),
+                mode: Mode::from_u8(mode),
+                size_lo_bytes: lo,
+                size_hi_bytes: hi,
+                sends_matched: sends,
+                messages,
+                messages_waiting: waiting,
+            }
+        })
+        .collect();
+    v.sort_by_key(|b| (b.peer_class as u8, b.mode as u8, b.size_lo_bytes));
+    v
 }
 
 const METHOD: &str = "deterministic sample: on each channel (sender, receiver, communicator, tag) every message up to 64, then 32 per doubling of the count, the same on both ends by MPI's non-overtaking order (a nonblocking send, or receive with a named source and tag, numbered when started, a persistent one at each MPI_Start; a wildcard receive at completion from its status); collectives, blocking, nonblocking and persistent (numbered at the start, a persistent one at each MPI_Start, kept at completion), by their order on the communicator and function. Both ends matched on clocks aligned to rank 0's (`clocks`). Late sender: a receive, from the entry of the call that waits for it (MPI_Recv, the MPI_Wait* that completes an MPI_Irecv or a started persistent receive, the first of the MPI_Test* calls that polled for it, the MPI_Probe that found the message an MPI_Recv receives from the same source and tag, or the first of the MPI_Iprobe calls that polled for it, or the MPI_Mprobe whose message an MPI_Mrecv, or an MPI_Imrecv and the call that completes it, receives, or the first of the MPI_Improbe calls that polled for it), to the send's start; late receiver: a send still in progress when its receive was posted, from the entry of the call that waits for it to that post; a Wait completing several requests waits as long as its longest, once, under that one's kind; a collective's arrival wait: from this rank's entry to the last member's (a neighbourhood collective's, MPI_Neighbor_* and MPI_Ineighbor_*: to the last of its in-neighbours', the ranks it receives from in the communicator's topology; a nonblocking collective's: from the entry of the call that completed it, or of the first MPI_Test* that polled for it, to the last member's start); cost: the rest of the call. Each part is the matched samples' share of the sampled calls' duration (weighted by stride) times the measured time of all calls of the kind; point to point, post-stratified by call duration: per octave of ns, each stratum's measured time (from the cells' histograms) split by its own samples' shares, and the Test calls, probes and strata without samples by the remaining samples' shares, every interval widened by what those cannot attribute (blocking sends, receives, send-receives, MPI_Probe, MPI_Iprobe, MPI_Mprobe and MPI_Improbe with MPI_Mrecv, MPI_Wait* and MPI_Test*; blocking collectives, and the MPI_Wait* and MPI_Test* calls that each completed one nonblocking or persistent collective, with the MPI_Test* calls that polled it before, split as the sampled nonblocking ones); 95 % intervals from the sampling and the clocks' uncertainty. A polled request's or probe's span holds the program's work between the polls too: the waits' share of the span is taken as their share of the polls' time. Nonblocking and persistent starts (MPI_Imrecv's too) are in other_ns.";
