@@ -98,6 +98,13 @@ pub struct CollectiveModel {
     /// another MPICH version, whose tree may differ).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub algorithm_source: Option<String>,
+    /// A reduction's operation and element size, as its calls had them
+    /// (`CollectiveSplit::operation`, `element_bytes`); null where not recorded, and the
+    /// model then takes a predefined operation on 8-byte elements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element_bytes: Option<u64>,
     pub predicted_ns: Option<f64>,
     pub predicted_ns_ci: Option<[f64; 2]>,
     /// The algorithm in use's `AlgorithmCost::predicted_as_entered_ns`: the prediction

@@ -128,7 +128,32 @@ pub struct CollectiveSplit {
     /// reports of earlier versions, whose collective model took the mean.
     pub cost_median_ns: Option<f64>,
     pub cost_median_ns_ci: Option<[f64; 2]>,
+    /// A reduction's (MPI_Allreduce, MPI_Reduce) operation in the matched calls:
+    /// "predefined" (MPI_SUM, MPI_MAX, …), "user_commutative", "user_noncommutative",
+    /// "mixed" (calls of the row differ), or null (not a reduction, or not known). The
+    /// MPIs choose their algorithm by it: Open MPI's fixed rules by commutativity, MPICH's
+    /// selection by commutativity and whether the operation is built in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+    /// The reduction's datatype size in bytes, where every matched call had the same
+    /// (MPICH compares the element count, bytes over this, with the communicator size).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element_bytes: Option<u64>,
 }
+
+/// The words of [`CollectiveSplit::operation`], by the kind the shim records (1
+/// predefined, 2 user-defined commutative, 3 user-defined non-commutative).
+pub fn operation_name(kind: u8) -> Option<&'static str> {
+    match kind {
+        1 => Some("predefined"),
+        2 => Some("user_commutative"),
+        3 => Some("user_noncommutative"),
+        _ => None,
+    }
+}
+
+/// "mixed" in [`CollectiveSplit::operation`].
+pub const MIXED_OPERATIONS: &str = "mixed";
 
 /// End-to-end latency of messages whose receiver was already waiting: from the send's
 /// entry to the receive's exit, per receiving rank, peer class and size bin.

@@ -200,3 +200,21 @@ int loggp_is_predefined_type(MPI_Datatype t) {
 #endif
     return 0;
 }
+
+/* What a reduction's operation is, for the collective model (MPI 4.0 §6.9.2, §6.9.5):
+ * 1 a predefined operation, 2 a user-defined commutative one, 3 a user-defined
+ * non-commutative one, 0 not known. The MPIs choose their algorithms by it (Open MPI's
+ * coll tuned fixed rules and MPICH's selection tree test commutativity, MPICH also
+ * whether the operation is built in). Called only for the collective calls the waits'
+ * sample keeps. */
+int loggp_op_kind(MPI_Op op) {
+    if (op == MPI_OP_NULL) return 0;
+    if (op == MPI_MAX || op == MPI_MIN || op == MPI_SUM || op == MPI_PROD || op == MPI_LAND ||
+        op == MPI_BAND || op == MPI_LOR || op == MPI_BOR || op == MPI_LXOR || op == MPI_BXOR ||
+        op == MPI_MAXLOC || op == MPI_MINLOC || op == MPI_REPLACE || op == MPI_NO_OP)
+        return 1;
+    int commute = 0;
+    if (PMPI_Op_commutative(op, &commute) != MPI_SUCCESS) return 0;
+    return commute ? 2 : 3;
+}
+MPI_Op loggp_op_f2c(MPI_Fint f) { return MPI_Op_f2c(f); }

@@ -112,6 +112,11 @@ fn dt(p: P) -> mpi::MPI_Datatype {
     unsafe { mpi::loggp_type_f2c(int(p)) }
 }
 #[inline(always)]
+fn f_op(p: P) -> mpi::MPI_Op {
+    // SAFETY: read-only conversion of a Fortran handle.
+    unsafe { mpi::loggp_op_f2c(int(p)) }
+}
+#[inline(always)]
 fn fp(p: P) -> *const MPI_Fint {
     p as *const MPI_Fint
 }

@@ -44,11 +44,28 @@ pub const COLL_WORDS: usize = 7;
 /// | mode << 56 (func: the call that completed it; mode: the message's, as started).
 pub type P2p = [u64; P2P_WORDS];
 /// A sampled collective call: `[key, seq, entry, exit, stride | comm_size << 32,
-/// bytes | func << 56, wait]`. Blocking: entry = wait = the call's entry, exit its exit.
+/// bytes | op << 48 | func << 56, wait]` (bytes below 2^48, `op` see [`op_meta`]). Blocking: entry = wait = the call's entry, exit its exit.
 /// Nonblocking: entry = the start's (MPI_Iallreduce, …) entry, wait = the entry of the
 /// call that completed it (the first of the Test calls that polled for it), exit = its
 /// completion.
 pub type Coll = [u64; COLL_WORDS];
+
+/// The largest byte count a collective sample holds (a call's send plus receive bytes).
+pub const COLL_BYTES: u64 = (1 << 48) - 1;
+
+/// A reduction's operation and element size in one byte, as a collective sample keeps
+/// it: the kind (1 predefined, 2 user-defined commutative, 3 user-defined
+/// non-commutative, 0 not known: `loggp_op_kind`) in the low 2 bits, the datatype's size
+/// in bytes above them (capped at 63: 63 = not known or 63 and more).
+pub fn op_meta(kind: u8, element_bytes: u64) -> u8 {
+    (kind & 3) | (element_bytes.min(63) as u8) << 2
+}
+
+/// The kind and element size of [`op_meta`] (None: not known).
+pub fn op_of_meta(meta: u8) -> (u8, Option<u64>) {
+    let size = (meta >> 2) as u64;
+    (meta & 3, (size != 0 && size != 63).then_some(size))
+}
 
 pub const SIDE_SEND: u64 = 0;
 pub const SIDE_RECV: u64 = 1;
@@ -334,13 +351,14 @@ pub fn number_coll(func: u8, comm_id: u64) -> Option<(u64, u64, u64)> {
     Some((channel, k, kept(channel, k)?))
 }
 
-/// Keeps a numbered collective call: `times` = entry, wait, exit (see [`Coll`]).
+/// Keeps a numbered collective call: `times` = entry, wait, exit (see [`Coll`]); `op`:
+/// a reduction's operation and element size ([`op_meta`]), else 0.
 #[inline(always)]
 pub fn keep_coll(
     (channel, k, stride): (u64, u64, u64),
     func: u8,
     comm_size: u32,
-    bytes: u64,
+    (bytes, op): (u64, u8),
     [entry, wait, exit]: [u64; 3],
 ) {
     let _ = push(
@@ -353,7 +371,7 @@ pub fn keep_coll(
             entry,
             exit,
             stride | (comm_size as u64) << 32,
-            bytes.min((1 << 56) - 1) | (func as u64) << 56,
+            bytes.min(COLL_BYTES) | (op as u64) << 48 | (func as u64) << 56,
             wait,
         ] as Coll,
     );

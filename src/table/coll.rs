@@ -78,15 +78,15 @@ macro_rules! coll_rows {
             }
             MPI_Reduce { role: Initiates, mode: Collective, entry: guarded,
                 c: (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm)
-                    => collective(comm, || bytes::reduce(sendbuf, count, datatype, root, comm), || PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)),
+                    => reduction(comm, || bytes::reduce(sendbuf, count, datatype, root, comm), || bytes::op(op, datatype), || PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)),
                 fortran: reduce ts (sendbuf, recvbuf, count, datatype, op, root, comm_)
-                    => collective(comm(comm_), || bytes::reduce(f_buf(sendbuf), int(count), dt(datatype), int(root), comm(comm_)), $call),
+                    => reduction(comm(comm_), || bytes::reduce(f_buf(sendbuf), int(count), dt(datatype), int(root), comm(comm_)), || bytes::op(f_op(op), dt(datatype)), $call),
             }
             MPI_Allreduce { role: Initiates, mode: Collective, entry: guarded,
                 c: (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm)
-                    => collective(comm, || bytes::both(sendbuf, count, datatype), || PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)),
+                    => reduction(comm, || bytes::both(sendbuf, count, datatype), || bytes::op(op, datatype), || PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)),
                 fortran: allreduce ts (sendbuf, recvbuf, count, datatype, op, comm_)
-                    => collective(comm(comm_), || bytes::both(f_buf(sendbuf), int(count), dt(datatype)), $call),
+                    => reduction(comm(comm_), || bytes::both(f_buf(sendbuf), int(count), dt(datatype)), || bytes::op(f_op(op), dt(datatype)), $call),
             }
             MPI_Reduce_scatter { role: Initiates, mode: Collective, entry: guarded,
                 c: (sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm)

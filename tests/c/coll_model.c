@@ -1,4 +1,5 @@
-/* Collectives at known sizes (issue 26): MPI_Allreduce (MPI_SUM of doubles), MPI_Bcast,
+/* Collectives at known sizes (issue 26): MPI_Allreduce (MPI_SUM of doubles, or a user
+ * operation: COLL_MODEL_OP, see user_sum), MPI_Bcast,
  * MPI_Allgather and MPI_Alltoall of 8 B, 4 KiB and 256 KiB (per block for the last
  * two), and MPI_Reduce to rank 0 where named, each call after an MPI_Barrier so that the members enter together, as the
  * model assumes (and as OSU's collective benchmarks time them): back to back, a Bcast's
@@ -119,8 +120,22 @@ static void print_reference(const char *where, long m) {
   ref_calls = 0;
 }
 
+/* A user-defined sum of doubles: the reductions' operation where COLL_MODEL_OP is "user"
+ * (declared commutative) or "user_nc" (declared non-commutative); else MPI_SUM. The
+ * MPIs choose their algorithms by it. */
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  const double *x = in;
+  double *y = inout;
+  for (int i = 0; i < *len; i++) y[i] += x[i];
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
+  MPI_Op op = MPI_SUM;
+  const char *which_op = getenv("COLL_MODEL_OP");
+  if (which_op && !strcmp(which_op, "user")) MPI_Op_create(user_sum, 1, &op);
+  if (which_op && !strcmp(which_op, "user_nc")) MPI_Op_create(user_sum, 0, &op);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char *list = argc > 1 ? argv[1] : "all";
@@ -182,7 +197,7 @@ int main(int argc, char **argv) {
       for (int k = 0; k < reps; k++) {
         MPI_Barrier(MPI_COMM_WORLD);
         enter_together();
-        MPI_Allreduce(a, b, (int)(m / 8 ? m / 8 : 1), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(a, b, (int)(m / 8 ? m / 8 : 1), MPI_DOUBLE, op, MPI_COMM_WORLD);
       }
       loop_reference(ra, rb, m, reps);
       print_reference("allreduce", m);
@@ -222,7 +237,7 @@ int main(int argc, char **argv) {
       for (int k = 0; k < reps; k++) {
         MPI_Barrier(MPI_COMM_WORLD);
         enter_together();
-        MPI_Reduce(a, b, (int)(m / 8 ? m / 8 : 1), MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(a, b, (int)(m / 8 ? m / 8 : 1), MPI_DOUBLE, op, 0, MPI_COMM_WORLD);
       }
       loop_reference(ra, rb, m, reps);
       print_reference("reduce", m);
@@ -233,6 +248,7 @@ int main(int argc, char **argv) {
   free(b);
   free(ra);
   free(rb);
+  if (op != MPI_SUM) MPI_Op_free(&op);
   MPI_Finalize();
   return 0;
 }

@@ -1,6 +1,7 @@
 //! What each collective cost as measured: from the time split where the report has it
 //! (the cost from the last member's entry, and each member's wait for it), else from the
 //! fastest decile of the calls.
+use super::operation::{Operation, ASSUMED};
 use super::{message_bytes, COLLECTIVES};
 use loggp_report::{bins, CollectiveSplit, Mode, Report};
 
@@ -20,6 +21,10 @@ pub(super) struct Measured {
     /// Each member's mean wait for the last entry, by world rank, where every rank of
     /// the job is a member (see `AlgorithmCost::predicted_as_entered_ns`).
     pub(super) waits: Vec<(u32, f64)>,
+    /// A reduction's operation, as its members' rows say (`operation::Operation::of`),
+    /// and the report's word for it ("mixed" where they differ).
+    pub(super) op: Operation,
+    pub(super) operation: Option<String>,
 }
 
 impl Measured {
@@ -116,6 +121,8 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
                         calls: 0,
                         lead_ns: 0.0,
                         waits: vec![],
+                        op: ASSUMED,
+                        operation: None,
                         from: if c.cost_median_ns.is_some() {
                             "the time split's collective cost: the largest over the members of the median time from the last entry to the member's exit (the model prices a call, not a preempted one; the mean is in waits.collectives)"
                         } else {
@@ -140,6 +147,25 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
                 x.cost = Some((cost, ci));
             }
         }
+        for x in &mut out {
+            let members: Vec<&CollectiveSplit> = r
+                .waits
+                .collectives
+                .iter()
+                .filter(|c| {
+                    c.function == x.function
+                        && c.comm_size == x.n
+                        && root_of_reduce(c, &r.waits.collectives).0 == x.bin.0
+                })
+                .collect();
+            let (op, mixed) = Operation::of(&members);
+            x.op = op;
+            x.operation = if mixed {
+                Some(loggp_report::MIXED_OPERATIONS.to_string())
+            } else {
+                members.iter().find_map(|c| c.operation.clone())
+            };
+        }
         return out;
     }
     // Without the time split: the fastest decile of the calls, which waited least.
@@ -163,6 +189,8 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
             calls: c.count,
             lead_ns: 0.0,
             waits: vec![],
+            op: ASSUMED,
+            operation: None,
             from: "the fastest decile of the calls (no time split in this report): waiting is not taken out",
         });
     }
@@ -186,6 +214,8 @@ mod tests {
             from: "",
             lead_ns: 0.0,
             waits,
+            op: super::super::operation::ASSUMED,
+            operation: None,
         }
     }
 

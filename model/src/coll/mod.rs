@@ -21,6 +21,7 @@
 mod buffers;
 pub mod fixed;
 mod measured;
+pub mod operation;
 mod prices;
 pub mod schedule;
 pub mod select;
@@ -110,6 +111,11 @@ fn mpich_default_source(library: &str) -> &'static str {
 }
 
 fn choice(r: &Report, coll: &'static str, n: u32, m: u64) -> Choice {
+    choice_for(r, coll, n, m, operation::ASSUMED)
+}
+
+/// [`choice`] for a reduction's operation (`operation`).
+fn choice_for(r: &Report, coll: &'static str, n: u32, m: u64, op: operation::Operation) -> Choice {
     let c = &r.collective_config;
     match c.decider.as_str() {
         "openmpi_tuned" => {
@@ -127,7 +133,7 @@ fn choice(r: &Report, coll: &'static str, n: u32, m: u64) -> Choice {
                         .map(|a| (a.id, "forced")),
                     None,
                 ),
-                None => match select::openmpi_fixed(coll, n, m) {
+                None => match operation::openmpi_fixed(coll, n, m, op) {
                     Some(id) => (Some((id, "fixed rules")), None),
                     None => (
                         None,
@@ -154,7 +160,7 @@ fn choice(r: &Report, coll: &'static str, n: u32, m: u64) -> Choice {
             let file = MPICH_SELECTION_FILES
                 .iter()
                 .find_map(|k| c.variables.get(*k).map(|v| format!("{k}={v}")));
-            let default = select::mpich_default(coll, n, m);
+            let default = operation::mpich_default(coll, n, m, op);
             let in_use = match (set, &file) {
                 (Some(v), _) => algorithms
                     .iter()
@@ -302,7 +308,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
     let intra = set_of(PeerClass::IntraNode).and_then(Prices::of);
     let mut out = vec![];
     for x in measured(r) {
-        let c = choice(r, x.coll, x.n, x.m);
+        let c = choice_for(r, x.coll, x.n, x.m, x.op);
         // A communicator of one rank (MPI_COMM_SELF, a split into singletons) sends no
         // message and has no algorithm to choose: Open MPI serves it by coll self, MPICH
         // by a local copy. hpcc's 1-rank Allreduce and Barrier were priced and advised
@@ -325,6 +331,8 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                     .map(|a| a.name.to_string())
             }),
             algorithm_source: in_use.map(|(_, how)| how.to_string()),
+            operation: x.operation.clone(),
+            element_bytes: x.op.recorded.then_some(x.op.element_bytes),
             ..Default::default()
         };
         let mut notes: Vec<String> = if one_rank {
@@ -366,6 +374,8 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 notes.push(
                     "the local reduction is not priced (MPI_Reduce_local was not measured)".into(),
                 );
+            } else if x.op.recorded && !x.op.builtin {
+                notes.push(format!("a user-defined operation ({}): its local reduction is priced as MPI_Reduce_local of MPI_SUM on doubles, the one measured", x.operation.as_deref().unwrap_or_default()));
             }
             // Allgather, Alltoall and Allreduce begin with each rank's copy of its own
             // block (or vector) into the receive buffer, every rank alike: it delays the
@@ -411,7 +421,19 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                     "{FORCED_BCAST_CLOSES} {id}: MPICH's barrier broadcasts through MPIR_Bcast"
                 ));
             }
-            for a in c.algorithms {
+            let decider = cfg.decider.as_str();
+            let (runs, not): (Vec<_>, Vec<_>) = c
+                .algorithms
+                .iter()
+                .partition(|a| x.op.supports(decider, x.coll, a.id));
+            if !not.is_empty() {
+                let names: Vec<&str> = not.iter().map(|a| a.name).collect();
+                notes.push(format!(
+                    "not priced or advised, as the MPI does not run them as themselves for this operation: {}",
+                    names.join(", ")
+                ));
+            }
+            for a in runs {
                 let sch = match barrier_bcast {
                     Some((id, _)) => select::mpich_barrier(x.n, id),
                     None => (a.schedule)(x.n, x.m),

@@ -20,7 +20,7 @@ pub mod probe;
 
 #[cfg(mpi_persistent_coll)]
 pub(crate) use coll::init_collective;
-pub(crate) use coll::{bytes, collective, icollective};
+pub(crate) use coll::{bytes, collective, icollective, reduction};
 pub(crate) use common::Types;
 pub(crate) use complete::{wait_all, wait_any, wait_one, wait_some};
 #[cfg(mpi_isendrecv)]

@@ -5,7 +5,7 @@ use super::timeline::TRACE_COLLECTIVES;
 use super::{alltoallv, bounded, Measured, Split};
 use crate::base::mpi::MPI_Comm;
 use crate::record::neighbours::InOut;
-use crate::record::samples::Coll;
+use crate::record::samples::{self, Coll};
 use loggp_report::bins::size_bin;
 use std::collections::HashMap;
 
@@ -148,7 +148,8 @@ fn take(m: &mut Measured, c: &Coll, last: u64, u: u64, (origin, ns0, traced): Sc
         ..Default::default()
     };
     m.coll.push(sp);
-    let bytes = c[5] & ((1 << 56) - 1);
+    let bytes = c[5] & samples::COLL_BYTES;
+    let op = (c[5] >> 48) as u8;
     if m.trace.len() - traced < TRACE_COLLECTIVES {
         m.trace.push((
             2,
@@ -168,4 +169,16 @@ fn take(m: &mut Measured, c: &Coll, last: u64, u: u64, (origin, ns0, traced): Sc
         .or_default();
     row.0.push(sp);
     row.1 += bytes as f64;
+    // The reduction's operation: the same in every call of the row, else mixed.
+    m.coll_ops
+        .entry((func, comm_size, size_bin(bytes)))
+        .and_modify(|o| {
+            if *o != op {
+                *o = MIXED_OP;
+            }
+        })
+        .or_insert(op);
 }
+
+/// `Measured::coll_ops` of a row whose calls had different operations or element sizes.
+pub(super) const MIXED_OP: u8 = u8::MAX;

@@ -54,6 +54,9 @@ pub(crate) struct Measured {
     coll: Vec<Split>,
     /// Per (function, communicator size, size bin): the calls, and their bytes summed.
     coll_rows: HashMap<(u8, u32, u16), (Vec<Split>, f64)>,
+    /// Per row of `coll_rows`: the reductions' operation and element size
+    /// (`samples::op_meta`; `colls::MIXED_OP` where the calls differ; 0 not a reduction).
+    coll_ops: HashMap<(u8, u32, u16), u8>,
     sampled_collectives: u64,
     /// (latency ticks, the message's weight: its stride) per (class, size bin).
     latency: HashMap<(u8, u16), Vec<(f64, f64)>>,

@@ -3,7 +3,9 @@ use super::calls::{is_collective, is_nonblocking_collective, MESSAGE_CALLS};
 use super::strata::{ratio_part, Strata, Stratified};
 use super::{Measured, Split};
 use crate::base::funcs;
+use crate::record::samples;
 use loggp_report::bins::size_bin_range;
+use loggp_report::operation_name;
 use loggp_report::{
     Cell, ClassModeSplit, CollectiveSplit, CounterPoint, Mode, PassiveLatency, PeerClass,
     RankEntry, SendWaitBin, TimeSplit, TraceEvent, WaitEntry, Waits,
@@ -287,6 +289,17 @@ pub(crate) fn finish(
                 cost_ns_ci: c_ci,
                 cost_median_ns: Some(median * ns),
                 cost_median_ns_ci: Some(median_ci.map(|v| v * ns)),
+                operation: m.coll_ops.get(&(f, comm_size, bin)).and_then(|&o| {
+                    if o == super::colls::MIXED_OP {
+                        return Some(loggp_report::MIXED_OPERATIONS.to_string());
+                    }
+                    operation_name(samples::op_of_meta(o).0).map(str::to_string)
+                }),
+                element_bytes: m
+                    .coll_ops
+                    .get(&(f, comm_size, bin))
+                    .filter(|&&o| o != super::colls::MIXED_OP)
+                    .and_then(|&o| samples::op_of_meta(o).1),
             }
         })
         .collect();

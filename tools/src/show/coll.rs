@@ -33,7 +33,13 @@ pub fn model_table(r: &Report) -> Option<Table> {
         t.row(vec![
             c.function.clone(),
             c.comm_size.to_string(),
-            format!("{} B", c.message_bytes),
+            match c.operation.as_deref() {
+                // A reduction whose operation is not MPI's own: the MPIs choose by it.
+                Some(op) if op != "predefined" => {
+                    format!("{} B, {}", c.message_bytes, op.replace('_', " "))
+                }
+                _ => format!("{} B", c.message_bytes),
+            },
             match (&c.algorithm, &c.algorithm_source) {
                 (Some(a), Some(s)) => format!("{a} ({s})"),
                 _ if c.comm_size <= 1 => "none (one rank: not priced)".into(),
