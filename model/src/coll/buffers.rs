@@ -261,11 +261,40 @@ pub(super) fn openmpi_linear_allreduce(n: u32, m: u64) -> Schedule {
     )
 }
 
+/// Open MPI's nonoverlapping Allreduce: the communicator's own MPI_Reduce to rank 0,
+/// then its MPI_Bcast of the result (`ompi_coll_base_allreduce_intra_nonoverlapping`,
+/// v4.1.x, through `comm->c_coll`): under coll tuned, the fixed decisions of Reduce and
+/// Bcast at this size (for a commutative operation; a non-commutative one's Reduce
+/// branch, `operation`, sends the same messages on 2 and 3 ranks), the root rewriting the
+/// result it then sends as in basic linear. A binomial reduce and bcast stood here
+/// before: on 2 ranks at 256 KiB priced 28.5–29.0 µs where it measured 47–69 µs
+/// (2026-11-28), and `advise` told an MPI_SUM job to force it, predicting 0.96 ms saved
+/// where the job then ran slower.
+pub(super) fn openmpi_nonoverlapping_allreduce(n: u32, m: u64) -> Option<Schedule> {
+    let fixed = |coll: &str| {
+        let id = super::select::openmpi_fixed(coll, n, m)?;
+        let a = super::select::openmpi(coll).iter().find(|a| a.id == id)?;
+        (a.schedule)(n, m)
+    };
+    Some(s::reduce_then_bcast(
+        fixed("reduce")?,
+        root_rewrites(fixed("bcast")?, m),
+    ))
+}
+
+/// Open MPI's ring Allreduce (`ompi_coll_base_allreduce_intra_ring`, v4.1.x): like
+/// Rabenseifner's it copies the input into the receive buffer and sends every block from
+/// there, and in its allgather phase each rank's neighbour reads n − 1 of its n blocks,
+/// which the next call's copy takes back (`rabenseifner_again`). Priced without that
+/// rewrite, the 2-rank 256 KiB ring (the same exchanges as Rabenseifner's on 2 ranks)
+/// came to 29–30 µs against 40–42 µs measured, forced, in two jobs (2026-11-28), and the
+/// model put it 9–12 µs below the Rabenseifner in use, which measured the same.
 pub(super) fn openmpi_ring_allreduce(n: u32, m: u64) -> Schedule {
     if elements(m) < n as u64 {
         openmpi_recursive_doubling_allreduce(n, m)
     } else {
-        s::ring_allreduce(n, m)
+        let read = m * (n as u64 - 1) / n as u64;
+        rewritten_by(n, |_| read, s::ring_allreduce(n, m))
     }
 }
 
@@ -339,6 +368,48 @@ mod tests {
             let sch = (a.unwrap().schedule)(3, m).unwrap();
             assert_eq!(sch[0].rewrite, [(0, m), (1, m / 2)]);
             assert_eq!(sch[1].msgs, [(2, 0, m)], "the extra rank folds in next");
+        }
+    }
+
+    /// Open MPI's ring takes back the n − 1 blocks its neighbour read in the allgather
+    /// (on 2 ranks the half, as Rabenseifner's, whose exchanges it then matches), and its
+    /// nonoverlapping Allreduce is the fixed rules' Reduce then Bcast: on 2 ranks, at 2 KiB
+    /// and 256 KiB, the messages and rewrite of basic linear (linear, or a pipeline of
+    /// one message, then a linear Bcast).
+    #[test]
+    fn ring_and_nonoverlapping_follow_open_mpis_buffers_and_rules() {
+        let m = 262144;
+        let ring = openmpi_algorithm("allreduce", "ring");
+        let raben = openmpi_algorithm("allreduce", "rabenseifner");
+        let (r, b) = (
+            (ring.schedule)(2, m).unwrap(),
+            (raben.schedule)(2, m).unwrap(),
+        );
+        assert_eq!(r[0].rewrite, [(0, m / 2), (1, m / 2)]);
+        assert_eq!(r[0].rewrite, b[0].rewrite);
+        let four = (ring.schedule)(4, m).unwrap();
+        assert_eq!(
+            four[0].rewrite,
+            [
+                (0, 3 * m / 4),
+                (1, 3 * m / 4),
+                (2, 3 * m / 4),
+                (3, 3 * m / 4)
+            ]
+        );
+        let linear = openmpi_algorithm("allreduce", "basic_linear");
+        let non = openmpi_algorithm("allreduce", "nonoverlapping");
+        for m in [2048, 262144] {
+            let (a, b) = (
+                (linear.schedule)(2, m).unwrap(),
+                (non.schedule)(2, m).unwrap(),
+            );
+            let msgs =
+                |s: &s::Schedule| -> Vec<_> { s.iter().flat_map(|r| r.msgs.clone()).collect() };
+            let rewrites =
+                |s: &s::Schedule| -> Vec<_> { s.iter().flat_map(|r| r.rewrite.clone()).collect() };
+            assert_eq!(msgs(&a), msgs(&b), "{m} B");
+            assert_eq!(rewrites(&a), rewrites(&b), "{m} B");
         }
     }
 

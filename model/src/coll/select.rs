@@ -59,10 +59,9 @@ pub fn openmpi(coll: &str) -> &'static [Algorithm] {
         alg!("1", "basic_linear", |n, m| Some(openmpi_linear_allreduce(
             n, m
         ))),
-        alg!("2", "nonoverlapping", |n, m| Some(s::reduce_then_bcast(
-            s::binomial_reduce(n, m),
-            s::binomial_bcast(n, m)
-        ))),
+        alg!("2", "nonoverlapping", |n, m| {
+            openmpi_nonoverlapping_allreduce(n, m)
+        }),
         alg!("3", "recursive_doubling", |n, m| Some(
             openmpi_recursive_doubling_allreduce(n, m)
         )),
