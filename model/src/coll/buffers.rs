@@ -261,27 +261,6 @@ pub(super) fn openmpi_linear_allreduce(n: u32, m: u64) -> Schedule {
     )
 }
 
-/// Open MPI's nonoverlapping Allreduce: the communicator's own MPI_Reduce to rank 0,
-/// then its MPI_Bcast of the result (`ompi_coll_base_allreduce_intra_nonoverlapping`,
-/// v4.1.x, through `comm->c_coll`): under coll tuned, the fixed decisions of Reduce and
-/// Bcast at this size (for a commutative operation; a non-commutative one's Reduce
-/// branch, `operation`, sends the same messages on 2 and 3 ranks), the root rewriting the
-/// result it then sends as in basic linear. A binomial reduce and bcast stood here
-/// before: on 2 ranks at 256 KiB priced 28.5–29.0 µs where it measured 47–69 µs
-/// (2026-11-28), and `advise` told an MPI_SUM job to force it, predicting 0.96 ms saved
-/// where the job then ran slower.
-pub(super) fn openmpi_nonoverlapping_allreduce(n: u32, m: u64) -> Option<Schedule> {
-    let fixed = |coll: &str| {
-        let id = super::select::openmpi_fixed(coll, n, m)?;
-        let a = super::select::openmpi(coll).iter().find(|a| a.id == id)?;
-        (a.schedule)(n, m)
-    };
-    Some(s::reduce_then_bcast(
-        fixed("reduce")?,
-        root_rewrites(fixed("bcast")?, m),
-    ))
-}
-
 /// Open MPI's ring Allreduce (`ompi_coll_base_allreduce_intra_ring`, v4.1.x): like
 /// Rabenseifner's it copies the input into the receive buffer and sends every block from
 /// there, and in its allgather phase each rank's neighbour reads n − 1 of its n blocks,

@@ -53,6 +53,27 @@ fn two(n: u32, sch: Schedule) -> Option<Schedule> {
     (n == 2).then_some(sch)
 }
 
+/// Open MPI's nonoverlapping Allreduce: the communicator's own MPI_Reduce to rank 0,
+/// then its MPI_Bcast of the result (`ompi_coll_base_allreduce_intra_nonoverlapping`,
+/// v4.1.x, through `comm->c_coll`): under coll tuned, the fixed decisions of Reduce and
+/// Bcast at this size (for a commutative operation; a non-commutative one's Reduce
+/// branch, `operation`, sends the same messages on 2 and 3 ranks), the root rewriting the
+/// result it then sends as in basic linear. A binomial reduce and bcast stood here
+/// before: on 2 ranks at 256 KiB priced 28.5–29.0 µs where it measured 47–69 µs
+/// (2026-11-28), and `advise` told an MPI_SUM job to force it, predicting 0.96 ms saved
+/// where the job then ran slower.
+fn openmpi_nonoverlapping_allreduce(n: u32, m: u64) -> Option<Schedule> {
+    let fixed = |coll: &str| {
+        let id = openmpi_fixed(coll, n, m)?;
+        let a = openmpi(coll).iter().find(|a| a.id == id)?;
+        (a.schedule)(n, m)
+    };
+    Some(s::reduce_then_bcast(
+        fixed("reduce")?,
+        root_rewrites(fixed("bcast")?, m),
+    ))
+}
+
 /// Open MPI coll tuned's algorithms of a collective (by its `coll` name: "allreduce").
 pub fn openmpi(coll: &str) -> &'static [Algorithm] {
     static ALLREDUCE: [Algorithm; 6] = [
