@@ -512,12 +512,26 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
     r
 }
 
+/// Also: the passive receive range of these 64 KiB messages has no o_r or G, and says
+/// why (every MPI_Recv waited 2 ms for its send, so its duration is the sender's delay).
 #[test]
 fn late_sender_wait_is_the_senders_delay() {
     for mpi in BOTH {
-        let r = late(mpi, "late_sender", &[], &format!("waits_ls_{}", mpi.name()));
+        let name = format!("waits_ls_{}", mpi.name());
+        let r = late(mpi, "late_sender", &[], &name);
         // Ranks of one host share the counter: nothing to correct.
         assert_eq!(rank(&r, 1).clock_uncertainty_ns, 0.0);
+        let x = passive_range(&r, Mode::Recv, 65536);
+        println!("{name}: passive receive range {x:?}");
+        assert!(
+            x.recv_overhead_ns.is_none() && x.gap_per_byte_ns.is_none(),
+            "{name}: a range of receives that all waited for their sender is fitted: {x:?}"
+        );
+        assert!(x
+            .note
+            .as_deref()
+            .unwrap_or_default()
+            .contains("late sender"));
     }
 }
 
@@ -563,7 +577,7 @@ fn late_receiver_wait_is_the_receivers_delay() {
     for mpi in BOTH {
         let name = format!("waits_lr_{}", mpi.name());
         let r = late(mpi, "late_receiver", &[], &name);
-        let x = passive_send_range(&r, 65536);
+        let x = passive_range(&r, Mode::Send, 65536);
         println!("{name}: passive range {x:?}");
         assert!(
             x.send_overhead_ns.is_none() && x.gap_ns.is_none() && x.gap_per_byte_ns.is_none(),
@@ -577,14 +591,14 @@ fn late_receiver_wait_is_the_receivers_delay() {
     }
 }
 
-/// The passive intra-node MPI_Send range that holds `size`.
-fn passive_send_range(r: &Report, size: u64) -> &loggp_report::Range {
+/// The passive intra-node range of `mode` that holds `size`.
+fn passive_range(r: &Report, mode: Mode, size: u64) -> &loggp_report::Range {
     r.passive
         .iter()
-        .filter(|p| p.peer_class == PeerClass::IntraNode && p.mode == Mode::Send)
+        .filter(|p| p.peer_class == PeerClass::IntraNode && p.mode == mode)
         .flat_map(|p| &p.ranges)
         .find(|x| x.size_lo_bytes <= size && size <= x.size_hi_bytes)
-        .unwrap_or_else(|| panic!("no passive send range holds {size} B"))
+        .unwrap_or_else(|| panic!("no passive {mode:?} range holds {size} B"))
 }
 
 /// A rare long wait among many short calls: rank 1 computes D = 2 ms before every 100th
@@ -622,7 +636,7 @@ fn a_rare_long_wait_is_scaled_by_its_call_duration() {
             "{name}: interval [{lo:.0}, {hi:.0}] around {got:.0}"
         );
         // One send in a hundred waited: the passive range is fitted from the others.
-        let x = passive_send_range(&r, 65536);
+        let x = passive_range(&r, Mode::Send, 65536);
         assert!(
             x.send_overhead_ns.is_some() && x.gap_ns.is_some(),
             "{name}: a range where 1 % of the sends waited is not fitted: {x:?}"

@@ -275,7 +275,7 @@ pub fn estimate(r: &mut Report, s: &Settings) {
     for p in &mut r.passive {
         let l = passive::learn(p.mode, &p.bins, s);
         p.ranges = l.ranges.clone();
-        passive::late_receivers(p.peer_class, p.mode, &mut p.ranges, &r.waits.send_waits);
+        passive::waited_for_partner(p.peer_class, p.mode, &mut p.ranges, &r.waits.call_waits);
         p.ranges_status = p
             .ranges
             .is_empty()

@@ -394,57 +394,71 @@ pub fn bracket_for(l: &Learned, t: &Threshold) -> (Option<(u64, u64)>, Option<St
     }
 }
 
-/// The share of a send range's messages that waited for their receive (late receiver,
-/// for at least half of the call) at or above which its o_s, g and G are not fitted:
-/// the lower envelope is the 10th percentile, so where at most one call in five ran
-/// without waiting the envelope can be a wait (a spacing after a send that waited holds
-/// that wait too).
+/// The share of a range's messages whose blocking calls waited for the other end (late
+/// receiver for a send, late sender for a receive; for at least half of the call) at or
+/// above which the range's envelopes are not fitted: the lower envelope is the 10th
+/// percentile, so where at most one call in five ran without waiting the envelope can be
+/// a wait (a spacing after a send that waited holds that wait too).
 pub const WAITING_SHARE: f64 = 0.8;
 
-/// Matched sampled sends a range needs before their share is believed.
+/// Matched sampled calls a range needs before their share is believed.
 pub const MIN_WAIT_SAMPLES: u64 = 10;
 
-/// Where the waits' sample (`Waits::send_waits`) shows that nearly every blocking send of
-/// a range waited for its receiver, its o_s, g and G measure the receivers' delay, not
-/// the sender: they become null with a note (a receiver 2 ms late before each of 200
-/// rendezvous sends gave a passive g of 2.0 ms against the calibration's 1.1 µs).
-/// Returns how many ranges it emptied.
-pub fn late_receivers(
+/// Where the waits' sample (`Waits::call_waits`) shows that nearly every blocking call of
+/// a range waited for the other end, the envelopes measure the partner's delay: a send
+/// range's o_s, g and G (a receiver 2 ms late before each of 200 rendezvous sends gave a
+/// passive g of 2.0 ms against the calibration's 1.1 µs), a receive range's o_r and G (a
+/// sender 2 ms late before each of 200 sends of 64 KiB: that bin's envelope 2.0 ms).
+/// They become null with a note. Returns how many ranges it emptied.
+pub fn waited_for_partner(
     class: loggp_report::PeerClass,
     mode: Mode,
     ranges: &mut [Range],
-    bins: &[loggp_report::SendWaitBin],
+    bins: &[loggp_report::CallWaitBin],
 ) -> usize {
+    let recv = is_receive(mode);
     let mut emptied = 0;
     for r in ranges.iter_mut() {
-        let (mut sends, mut messages, mut waiting) = (0, 0, 0);
+        let (mut calls, mut messages, mut waiting) = (0, 0, 0);
         for b in bins.iter().filter(|b| {
             b.peer_class == class
                 && b.mode == mode
                 && b.size_lo_bytes <= r.size_hi_bytes
                 && b.size_hi_bytes >= r.size_lo_bytes
         }) {
-            sends += b.sends_matched;
+            calls += b.calls_matched;
             messages += b.messages;
             waiting += b.messages_waiting;
         }
-        if sends < MIN_WAIT_SAMPLES || messages == 0 {
+        if calls < MIN_WAIT_SAMPLES || messages == 0 {
             continue;
         }
         let share = waiting as f64 / messages as f64;
         if share < WAITING_SHARE {
             continue;
         }
-        r.send_overhead_ns = None;
-        r.send_overhead_ns_ci = None;
+        if recv {
+            r.recv_overhead_ns = None;
+            r.recv_overhead_ns_ci = None;
+        } else {
+            r.send_overhead_ns = None;
+            r.send_overhead_ns_ci = None;
+        }
         r.gap_ns = None;
         r.gap_ns_ci = None;
         r.gap_per_byte_ns = None;
         r.gap_per_byte_ns_ci = None;
-        let why = format!(
-            "o_s, g, G: not fitted: {:.0} % of this range's messages were sent by calls that waited for their receive for at least half of the call (late receiver; {sends} sampled sends matched, `waits.send_waits`), so the calls' durations and spacings measure the receivers, not the sender",
-            100.0 * share
-        );
+        let why = if recv {
+            format!(
+                "o_r, G: not fitted: {:.0} % of this range's messages were received by calls that waited for their send for at least half of the call (late sender; {calls} sampled receives matched, `waits.call_waits`), so the calls' durations measure the senders, not the receiver",
+                100.0 * share
+            )
+        } else {
+            format!(
+                "o_s, g, G: not fitted: {:.0} % of this range's messages were sent by calls that waited for their receive for at least half of the call (late receiver; {calls} sampled sends matched, `waits.call_waits`), so the calls' durations and spacings measure the receivers, not the sender",
+                100.0 * share
+            )
+        };
         r.note = Some(match r.note.take() {
             Some(n) => format!("{why}; {n}"),
             None => why,
@@ -741,7 +755,7 @@ mod tests {
     /// class's or mode's bins, and not by bins outside its sizes.
     #[test]
     fn a_range_of_sends_that_waited_is_not_fitted() {
-        use loggp_report::{PeerClass, SendWaitBin};
+        use loggp_report::{CallWaitBin, PeerClass};
         let range = || Range {
             size_lo_bytes: 16384,
             size_hi_bytes: 131072,
@@ -754,19 +768,19 @@ mod tests {
             note: Some("L: needs both ends' clocks".into()),
             ..Default::default()
         };
-        let bin = |class, mode, lo, sends, waiting| SendWaitBin {
+        let bin = |class, mode, lo, sends, waiting| CallWaitBin {
             peer_class: class,
             mode,
             size_lo_bytes: lo,
             size_hi_bytes: lo + 8191,
-            sends_matched: sends,
+            calls_matched: sends,
             messages: 100,
             messages_waiting: waiting,
         };
         let intra = PeerClass::IntraNode;
-        let run = |bins: &[SendWaitBin]| {
+        let run = |bins: &[CallWaitBin]| {
             let mut v = vec![range()];
-            let n = late_receivers(intra, Mode::Send, &mut v, bins);
+            let n = waited_for_partner(intra, Mode::Send, &mut v, bins);
             (n, v.remove(0))
         };
         let (n, r) = run(&[bin(intra, Mode::Send, 65536, 60, 80)]);
@@ -806,5 +820,42 @@ mod tests {
             bin(intra, Mode::Send, 65536, 30, 100),
         ]);
         assert_eq!(n, 1);
+    }
+
+    /// A receive range whose receives waited for their senders loses o_r and G, and says
+    /// late sender; a send's bins do not touch it.
+    #[test]
+    fn a_range_of_receives_that_waited_is_not_fitted() {
+        use loggp_report::{CallWaitBin, PeerClass};
+        let range = || Range {
+            size_lo_bytes: 65536,
+            size_hi_bytes: 65536,
+            recv_overhead_ns: Some(2.0e6),
+            recv_overhead_ns_ci: Some([1.9e6, 2.1e6]),
+            gap_per_byte_ns: Some(0.1),
+            gap_per_byte_ns_ci: Some([0.05, 0.15]),
+            ..Default::default()
+        };
+        let bin = |mode| CallWaitBin {
+            peer_class: PeerClass::IntraNode,
+            mode,
+            size_lo_bytes: 65536,
+            size_hi_bytes: 73727,
+            calls_matched: 114,
+            messages: 200,
+            messages_waiting: 200,
+        };
+        let mut v = vec![range()];
+        assert_eq!(
+            waited_for_partner(PeerClass::IntraNode, Mode::Recv, &mut v, &[bin(Mode::Send)]),
+            0
+        );
+        assert_eq!(v[0], range());
+        assert_eq!(
+            waited_for_partner(PeerClass::IntraNode, Mode::Recv, &mut v, &[bin(Mode::Recv)]),
+            1
+        );
+        assert!(v[0].recv_overhead_ns.is_none() && v[0].gap_per_byte_ns.is_none());
+        assert!(v[0].note.as_deref().unwrap().contains("late sender"));
     }
 }

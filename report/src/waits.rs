@@ -229,29 +229,31 @@ pub struct Waits {
     /// report has them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub counters: Vec<CounterPoint>,
-    /// Per (peer class, blocking send mode, size bin), over all ranks: how many of the
-    /// sampled sends whose receive was found waited for it (late receiver) for at least
-    /// half of the send call. The passive o_s, g and G of a send range are the lower
-    /// envelopes of its calls' durations and spacings; where nearly every send waited
-    /// that long, they measure the receivers, and the model says so rather than fit them.
+    /// Per (peer class, blocking mode, size bin), over all ranks: how many of the sampled
+    /// blocking calls whose other end was found waited for it for at least half of the
+    /// call: a send (MPI_Send, Ssend, Bsend, Rsend) for its receive (late receiver), a
+    /// receive (MPI_Recv) for its send (late sender). The passive o_s, g and G of a send
+    /// range, and o_r and G of a receive range, are lower envelopes of the calls'
+    /// durations and spacings; where nearly every call waited that long, they measure
+    /// the partner, and the model says so rather than fit them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub send_waits: Vec<SendWaitBin>,
+    pub call_waits: Vec<CallWaitBin>,
 }
 
-/// One size bin of [`Waits::send_waits`]. Counts are of messages: each sampled send
+/// One size bin of [`Waits::call_waits`]. Counts are of messages: each sampled call
 /// weighted by the messages it stands for (its stride).
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
-pub struct SendWaitBin {
+pub struct CallWaitBin {
     pub peer_class: crate::PeerClass,
     pub mode: crate::Mode,
     pub size_lo_bytes: u64,
     pub size_hi_bytes: u64,
-    /// Sampled sends whose receive was found.
-    pub sends_matched: u64,
-    /// The messages they stand for, and those of the sends that waited for their
-    /// receive for at least half of the call (beyond the clocks' uncertainty).
+    /// Sampled calls whose other end was found.
+    pub calls_matched: u64,
+    /// The messages they stand for, and those of the calls that waited for the other
+    /// end for at least half of the call (beyond the clocks' uncertainty).
     pub messages: u64,
     pub messages_waiting: u64,
 }
@@ -316,17 +318,17 @@ pub fn merge_waits(into: &mut Waits, from: Waits) {
     into.largest.extend(from.largest);
     into.trace.extend(from.trace);
     into.counters.extend(from.counters);
-    for b in from.send_waits {
-        let same = |x: &&mut SendWaitBin| {
+    for b in from.call_waits {
+        let same = |x: &&mut CallWaitBin| {
             (x.peer_class, x.mode, x.size_lo_bytes) == (b.peer_class, b.mode, b.size_lo_bytes)
         };
-        match into.send_waits.iter_mut().find(same) {
+        match into.call_waits.iter_mut().find(same) {
             Some(x) => {
-                x.sends_matched += b.sends_matched;
+                x.calls_matched += b.calls_matched;
                 x.messages += b.messages;
                 x.messages_waiting += b.messages_waiting;
             }
-            None => into.send_waits.push(b),
+            None => into.call_waits.push(b),
         }
     }
 }

@@ -70,10 +70,10 @@ pub(crate) struct Measured {
     /// The rank's counters over time (`output::counters`), each at its time in ns on
     /// the timeline's clock.
     counters: Vec<(f64, crate::output::counters::Point)>,
-    /// Per (class, blocking send mode, size bin): matched sampled sends, the messages they
-    /// stand for, and those of the sends that waited for their receive for at least half
-    /// of the call (`Waits::send_waits`).
-    send_waits: HashMap<(u8, u8, u16), [u64; 3]>,
+    /// Per (class, blocking mode, size bin): matched sampled calls, the messages they
+    /// stand for, and those of the calls that waited for the other end for at least half
+    /// of the call (`Waits::call_waits`).
+    call_waits: HashMap<(u8, u8, u16), [u64; 3]>,
     inconsistent: u64,
     uncertainty_ticks: f64,
     dropped: u64,
@@ -219,13 +219,13 @@ fn bounded(until: f64, from: f64, end: f64, u: f64) -> [f64; 3] {
     [w(until), w(until - u), w(until + u)]
 }
 
-/// A blocking send mode (MPI_Send, Ssend, Bsend, Rsend), whose call lasts as long as it
-/// waits for its receive where it does (`Mode` as u8).
-fn is_blocking_send(mode: u8) -> bool {
+/// A blocking mode whose call lasts as long as it waits for the other end where it does:
+/// MPI_Send, Ssend, Bsend, Rsend and MPI_Recv (`Mode` as u8).
+fn is_blocking(mode: u8) -> bool {
     use loggp_report::Mode;
     matches!(
         Mode::from_u8(mode),
-        Mode::Send | Mode::Ssend | Mode::Bsend | Mode::Rsend
+        Mode::Send | Mode::Ssend | Mode::Bsend | Mode::Rsend | Mode::Recv
     )
 }
 
@@ -352,15 +352,20 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
             // Still in the send when the receive was posted: it waited for it.
             sp.lr = bounded(c_start, wait, end, u);
         }
-        if side == SIDE_SEND && is_blocking_send(sp.mode) {
+        if is_blocking(sp.mode) {
             let e = m
-                .send_waits
+                .call_waits
                 .entry((class, sp.mode, size_bin(s[2])))
                 .or_default();
             e[0] += 1;
             e[1] += stride;
             // The lower bound of the wait: beyond the clocks' uncertainty.
-            e[2] += stride * u64::from(sp.lr[1] >= 0.5 * sp.dur && sp.dur > 0.0);
+            let waited = if side == SIDE_RECV {
+                sp.ls[1]
+            } else {
+                sp.lr[1]
+            };
+            e[2] += stride * u64::from(waited >= 0.5 * sp.dur && sp.dur > 0.0);
         }
         let kind_recv = side == SIDE_RECV;
         let wait_ticks = if kind_recv { sp.ls[0] } else { sp.lr[0] };

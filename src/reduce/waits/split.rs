@@ -7,8 +7,8 @@ use crate::record::samples;
 use loggp_report::bins::size_bin_range;
 use loggp_report::operation_name;
 use loggp_report::{
-    Cell, ClassModeSplit, CollectiveSplit, CounterPoint, Mode, PassiveLatency, PeerClass,
-    RankEntry, SendWaitBin, TimeSplit, TraceEvent, WaitEntry, Waits,
+    CallWaitBin, Cell, ClassModeSplit, CollectiveSplit, CounterPoint, Mode, PassiveLatency,
+    PeerClass, RankEntry, TimeSplit, TraceEvent, WaitEntry, Waits,
 };
 
 /// Ratio estimate of one part: (estimate, 95 % interval) of `total` × Σw·part / Σw·dur
@@ -410,23 +410,23 @@ pub(crate) fn finish(
                 runqueue_wait_ns: p.runqueue_ns.map(|x| x as f64),
             })
             .collect(),
-        send_waits: send_waits(&m.send_waits),
+        call_waits: call_waits(&m.call_waits),
     };
     (split, waits, latency)
 }
 
-/// `Waits::send_waits` of this rank, by class, mode and size.
-fn send_waits(bins: &std::collections::HashMap<(u8, u8, u16), [u64; 3]>) -> Vec<SendWaitBin> {
-    let mut v: Vec<SendWaitBin> = bins
+/// `Waits::call_waits` of this rank, by class, mode and size.
+fn call_waits(bins: &std::collections::HashMap<(u8, u8, u16), [u64; 3]>) -> Vec<CallWaitBin> {
+    let mut v: Vec<CallWaitBin> = bins
         .iter()
         .map(|(&(class, mode, bin), &[sends, messages, waiting])| {
             let (lo, hi) = size_bin_range(bin);
-            SendWaitBin {
+            CallWaitBin {
                 peer_class: PeerClass::from_u8(class),
                 mode: Mode::from_u8(mode),
                 size_lo_bytes: lo,
                 size_hi_bytes: hi,
-                sends_matched: sends,
+                calls_matched: sends,
                 messages,
                 messages_waiting: waiting,
             }
