@@ -141,13 +141,18 @@ pub struct CollectiveSplit {
     pub element_bytes: Option<u64>,
 }
 
-/// The words of [`CollectiveSplit::operation`], by the kind the shim records (1
-/// predefined, 2 user-defined commutative, 3 user-defined non-commutative).
+/// The words of [`CollectiveSplit::operation`].
+pub const OP_PREDEFINED: &str = "predefined";
+pub const OP_USER_COMMUTATIVE: &str = "user_commutative";
+pub const OP_USER_NONCOMMUTATIVE: &str = "user_noncommutative";
+
+/// The word of the kind the shim records (1 predefined, 2 user-defined commutative, 3
+/// user-defined non-commutative; else not known).
 pub fn operation_name(kind: u8) -> Option<&'static str> {
     match kind {
-        1 => Some("predefined"),
-        2 => Some("user_commutative"),
-        3 => Some("user_noncommutative"),
+        1 => Some(OP_PREDEFINED),
+        2 => Some(OP_USER_COMMUTATIVE),
+        3 => Some(OP_USER_NONCOMMUTATIVE),
         _ => None,
     }
 }

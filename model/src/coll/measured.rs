@@ -99,6 +99,8 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
     let key = |f: &str| COLLECTIVES.iter().find(|c| c.0 == f).map(|c| c.1);
     let mut out: Vec<Measured> = vec![];
     if r.waits.status == "done" {
+        // Each row's members, for its operation (`Operation::of`).
+        let mut members: Vec<Vec<&CollectiveSplit>> = vec![];
         for c in &r.waits.collectives {
             let Some(coll) = key(&c.function) else {
                 continue;
@@ -129,9 +131,11 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
                             "the time split's collective cost: the largest over the members of the mean time from the last entry to the member's exit"
                         },
                     });
+                    members.push(vec![]);
                     out.len() - 1
                 }
             };
+            members[i].push(c);
             let x = &mut out[i];
             // The root of a Reduce counts 2m: the other members give m.
             x.m = x.m.min(m);
@@ -147,24 +151,8 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
                 x.cost = Some((cost, ci));
             }
         }
-        for x in &mut out {
-            let members: Vec<&CollectiveSplit> = r
-                .waits
-                .collectives
-                .iter()
-                .filter(|c| {
-                    c.function == x.function
-                        && c.comm_size == x.n
-                        && root_of_reduce(c, &r.waits.collectives).0 == x.bin.0
-                })
-                .collect();
-            let (op, mixed) = Operation::of(&members);
-            x.op = op;
-            x.operation = if mixed {
-                Some(loggp_report::MIXED_OPERATIONS.to_string())
-            } else {
-                members.iter().find_map(|c| c.operation.clone())
-            };
+        for (x, members) in out.iter_mut().zip(&members) {
+            (x.op, x.operation) = Operation::of(members);
         }
         return out;
     }

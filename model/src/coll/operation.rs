@@ -9,7 +9,9 @@
 //! operations and at least pof2(n) elements (`src/mpi/coll/coll_algorithms.txt`: a forced
 //! algorithm whose restriction fails falls back to the default).
 use super::select;
-use loggp_report::CollectiveSplit;
+use loggp_report::{
+    CollectiveSplit, MIXED_OPERATIONS, OP_PREDEFINED, OP_USER_COMMUTATIVE, OP_USER_NONCOMMUTATIVE,
+};
 
 /// What the model knows of a row's operation (the shim records it in the waits' sample
 /// of MPI_Allreduce and MPI_Reduce: `CollectiveSplit::operation`).
@@ -33,9 +35,10 @@ pub const ASSUMED: Operation = Operation {
 };
 
 impl Operation {
-    /// The operation of a row from the members' time-split rows (the same in all, or
-    /// as assumed, with `mixed` true where they differ).
-    pub fn of(members: &[&CollectiveSplit]) -> (Operation, bool) {
+    /// The operation of a row from the members' time-split rows, and the row's word for
+    /// it: the members' where they agree; as assumed, "mixed", where they differ; as
+    /// assumed, none, where none says.
+    pub fn of(members: &[&CollectiveSplit]) -> (Operation, Option<String>) {
         let mut seen: Option<(&str, Option<u64>)> = None;
         for c in members {
             let Some(op) = c.operation.as_deref() else {
@@ -43,28 +46,26 @@ impl Operation {
             };
             let this = (op, c.element_bytes);
             match seen {
-                Some(s) if s != this => return (ASSUMED, true),
+                Some(s) if s != this => return (ASSUMED, Some(MIXED_OPERATIONS.into())),
                 _ => seen = Some(this),
             }
         }
         let Some((op, size)) = seen else {
-            return (ASSUMED, false);
+            return (ASSUMED, None);
         };
         let (builtin, commutative) = match op {
-            "predefined" => (true, true),
-            "user_commutative" => (false, true),
-            "user_noncommutative" => (false, false),
-            _ => return (ASSUMED, true),
+            OP_PREDEFINED => (true, true),
+            OP_USER_COMMUTATIVE => (false, true),
+            OP_USER_NONCOMMUTATIVE => (false, false),
+            _ => return (ASSUMED, Some(op.into())),
         };
-        (
-            Operation {
-                builtin,
-                commutative,
-                element_bytes: size.unwrap_or(ASSUMED.element_bytes).max(1),
-                recorded: true,
-            },
-            false,
-        )
+        let op_now = Operation {
+            builtin,
+            commutative,
+            element_bytes: size.unwrap_or(ASSUMED.element_bytes).max(1),
+            recorded: true,
+        };
+        (op_now, Some(op.into()))
     }
 
     /// Whether the MPI (its `decider`) runs `algorithm` (its id) of `coll` as itself for
@@ -90,10 +91,6 @@ impl Operation {
             _ => true,
         }
     }
-}
-
-fn pof2(n: u32) -> u64 {
-    1u64 << (31 - n.max(1).leading_zeros())
 }
 
 /// Open MPI 4.1's fixed decision for this operation: its non-commutative branch where the
@@ -127,20 +124,9 @@ pub fn openmpi_fixed(coll: &str, n: u32, m: u64, op: Operation) -> Option<&'stat
     })
 }
 
-/// MPICH 4.0's built-in choice for this operation: recursive doubling (Allreduce) or
-/// binomial (Reduce) for an operation that is not built in, the count of elements of its
-/// own size in the "count<pow2" test, else `select::mpich_default` (which reads 8-byte
-/// elements).
+/// MPICH 4.0's built-in choice for this operation (`select::mpich_default_for`).
 pub fn mpich_default(coll: &str, n: u32, m: u64, op: Operation) -> Option<&'static str> {
-    match coll {
-        "allreduce" if m <= 8 || !op.builtin || m / op.element_bytes < pof2(n) => {
-            Some("recursive_doubling")
-        }
-        "reduce" if m <= 2048 || !op.builtin || m / op.element_bytes < pof2(n) => Some("binomial"),
-        "allreduce" => Some("reduce_scatter_allgather"),
-        "reduce" => Some("reduce_scatter_gather"),
-        _ => select::mpich_default(coll, n, m),
-    }
+    select::mpich_default_for(coll, n, m, op.builtin, op.element_bytes)
 }
 
 #[cfg(test)]
@@ -163,13 +149,14 @@ mod tests {
             op("user_noncommutative", Some(8)),
             op("user_noncommutative", Some(8)),
         );
-        let (o, mixed) = Operation::of(&[&a, &b]);
-        assert!(!mixed && o.recorded && !o.commutative && !o.builtin);
+        let (o, word) = Operation::of(&[&a, &b]);
+        assert!(o.recorded && !o.commutative && !o.builtin);
+        assert_eq!(word.as_deref(), Some("user_noncommutative"));
         let c = op("predefined", Some(4));
-        assert_eq!(Operation::of(&[&a, &c]), (ASSUMED, true));
+        assert_eq!(Operation::of(&[&a, &c]), (ASSUMED, Some("mixed".into())));
         assert_eq!(
             Operation::of(&[&CollectiveSplit::default()]),
-            (ASSUMED, false)
+            (ASSUMED, None)
         );
         let (o, _) = Operation::of(&[&c]);
         assert_eq!((o.builtin, o.element_bytes), (true, 4));

@@ -300,7 +300,7 @@ pub use super::fixed::openmpi_fixed;
 /// MPICH 4.0's choice for `auto`: its built-in selection tree (MPICH 4.0.2's
 /// `maint/tuning/coll/mpir/generic.json`, compiled into libmpich and searched by
 /// `src/mpi/coll/src/csel.c`; ch4's own tree hands a communicator of one node to it), read
-/// for a built-in operation and 8-byte elements (`elements`; its "count<pow2" compares
+/// for a built-in operation and 8-byte elements (its "count<pow2" compares
 /// the element count with the largest power of two ≤ n). It is not the classic
 /// thresholds of Thakur et al. 2005 that MPICH 3 used: an Allreduce runs recursive
 /// doubling only up to 8 B or below one element per rank of that power of two, else
@@ -310,8 +310,21 @@ pub use super::fixed::openmpi_fixed;
 /// above 2048 B of at least that many elements runs reduce_scatter_gather. The tree's
 /// bounds are its own (`<=` or `<`).
 pub fn mpich_default(coll: &str, n: u32, m: u64) -> Option<&'static str> {
+    mpich_default_for(coll, n, m, true, 8)
+}
+
+/// [`mpich_default`] for a reduction's operation (`operation`): whether it is built in
+/// (the tree runs recursive doubling or binomial for one that is not) and its elements'
+/// size, which the "count<pow2" test counts.
+pub fn mpich_default_for(
+    coll: &str,
+    n: u32,
+    m: u64,
+    builtin: bool,
+    element_bytes: u64,
+) -> Option<&'static str> {
     let p2 = n.is_power_of_two();
-    let few = elements(m) < pof2(n) as u64;
+    let few = !builtin || m / element_bytes.max(1) < pof2(n) as u64;
     let total = m.saturating_mul(n as u64);
     Some(match coll {
         "allreduce" if m <= 8 || few => "recursive_doubling",

@@ -275,6 +275,7 @@ pub(crate) fn finish(
             let (aw, aw_ci) = mean(s, &|x| x.ls);
             let (c, c_ci) = mean(s, &cost_part);
             let (median, median_ci) = median(s, &cost_part, u);
+            let (operation, element_bytes) = operation_of(m.coll_ops.get(&(f, comm_size, bin)));
             CollectiveSplit {
                 rank: e.rank,
                 function: funcs::name(f).to_string(),
@@ -289,17 +290,8 @@ pub(crate) fn finish(
                 cost_ns_ci: c_ci,
                 cost_median_ns: Some(median * ns),
                 cost_median_ns_ci: Some(median_ci.map(|v| v * ns)),
-                operation: m.coll_ops.get(&(f, comm_size, bin)).and_then(|&o| {
-                    if o == super::colls::MIXED_OP {
-                        return Some(loggp_report::MIXED_OPERATIONS.to_string());
-                    }
-                    operation_name(samples::op_of_meta(o).0).map(str::to_string)
-                }),
-                element_bytes: m
-                    .coll_ops
-                    .get(&(f, comm_size, bin))
-                    .filter(|&&o| o != super::colls::MIXED_OP)
-                    .and_then(|&o| samples::op_of_meta(o).1),
+                operation,
+                element_bytes,
             }
         })
         .collect();
@@ -413,6 +405,21 @@ pub(crate) fn finish(
         call_waits: call_waits(&m.call_waits),
     };
     (split, waits, latency)
+}
+
+/// A row's reduction operation and element size from what its samples kept
+/// (`Measured::coll_ops`).
+fn operation_of(meta: Option<&u8>) -> (Option<String>, Option<u64>) {
+    match meta {
+        None => (None, None),
+        Some(&o) if o == super::colls::MIXED_OP => {
+            (Some(loggp_report::MIXED_OPERATIONS.to_string()), None)
+        }
+        Some(&o) => {
+            let (kind, size) = samples::op_of_meta(o);
+            (operation_name(kind).map(str::to_string), size)
+        }
+    }
 }
 
 /// `Waits::call_waits` of this rank, by class, mode and size.

@@ -35,7 +35,7 @@ pub fn model_table(r: &Report) -> Option<Table> {
             c.comm_size.to_string(),
             match c.operation.as_deref() {
                 // A reduction whose operation is not MPI's own: the MPIs choose by it.
-                Some(op) if op != "predefined" => {
+                Some(op) if op != loggp_report::OP_PREDEFINED => {
                     format!("{} B, {}", c.message_bytes, op.replace('_', " "))
                 }
                 _ => format!("{} B", c.message_bytes),
