@@ -601,6 +601,58 @@ fn passive_range(r: &Report, mode: Mode, size: u64) -> &loggp_report::Range {
         .unwrap_or_else(|| panic!("no passive {mode:?} range holds {size} B"))
 }
 
+/// The model check prices the calls' cost, not their waits (issue 25 against issue 22's
+/// model check): rank 1 is 2 ms late before 3 of every 5 of rank 0's 200 sends of 64 KiB.
+/// The median send waited, so the bin's median is a wait and the line through the
+/// envelopes misses it by nearly 100 %; fewer than 80 % waited, so the range is fitted,
+/// and the model's price of every send lies within 0.2–2 × the cost part of their time
+/// in the split. The price is a lower envelope, and a send whose receiver came late costs
+/// more after the post than one whose receive was waiting: 0.44 (Open MPI) and 0.35
+/// (MPICH) of the split's cost, 0.40 and 0.29 of the program's own (its calls less their
+/// waits; 2026-11-28, MPICH's envelope 3.8 µs against 9–10 µs per send after the post).
+/// Against the calls' whole time (the waits kept) the ratio is about 0.003, and a price
+/// from the bins' medians about 100.
+#[test]
+fn the_model_check_prices_the_cost_not_the_waits() {
+    for mpi in BOTH {
+        let name = format!("waits_lr_often_{}", mpi.name());
+        let (r, t) = job(mpi, 2, "late_receiver_often", UNCALIBRATED, &name);
+        adds_up(&name, &r);
+        let mc = r
+            .model_check
+            .iter()
+            .find(|m| m.peer_class == PeerClass::IntraNode && m.mode == Mode::Send)
+            .expect("a model check of the sends");
+        let own = truth(&t, "cost_ns");
+        let waited = truth(&t, "late_receiver_often_ns");
+        println!(
+            "{name}: {} sends, {} priced: price {:?}, cost {:?} {:?}; median error {:?}; the program's cost {own:.0}, its waits {waited:.0}",
+            mc.calls, mc.priced_calls, mc.priced_ns, mc.cost_ns, mc.cost_ns_ci, mc.median_relative_error
+        );
+        let x = passive_range(&r, Mode::Send, 65536);
+        assert!(
+            x.send_overhead_ns.is_some(),
+            "{name}: a range where 60 % of the sends waited is not fitted: {x:?}"
+        );
+        assert!(
+            mc.median_relative_error.unwrap() > 0.5,
+            "{name}: the median send is a wait, which the line does not predict"
+        );
+        assert_eq!(mc.priced_calls, mc.calls, "{name}");
+        let price = mc.priced_ns.expect("every send priced");
+        let cost = mc.cost_ns.expect("the split's cost");
+        println!(
+            "{name}: price / the split's cost {:.2}, price / the program's cost {:.2}",
+            price / cost,
+            price / own
+        );
+        assert!(
+            (0.2..=2.0).contains(&(price / cost)),
+            "{name}: the model's price {price:.0} against the split's cost {cost:.0}"
+        );
+    }
+}
+
 /// A rare long wait among many short calls: rank 1 computes D = 2 ms before every 100th
 /// of 3000 receives of 64 KiB from rank 0. The sample keeps a channel's first 64 messages
 /// and then 32 per doubling, so it meets few of the 30 delayed sends: its own estimate of

@@ -15,12 +15,13 @@ pub mod cells;
 pub mod check;
 pub mod coll;
 pub mod fit;
+pub mod model_check;
 pub mod overhead;
 pub mod passive;
 pub mod segment;
 pub mod stats;
 
-use loggp_report::{Mode, ModelCheck, Report};
+use loggp_report::{Mode, Report};
 use std::collections::BTreeMap;
 
 /// The passive counterpart (same peer class and mode) of a calibration set, if the job
@@ -316,12 +317,18 @@ pub fn estimate(r: &mut Report, s: &Settings) {
     r.model_check = learned
         .iter()
         .filter_map(|((c, m), l)| {
-            l.model_check.map(|(calls, err)| ModelCheck {
-                peer_class: *c,
-                mode: *m,
+            let (calls, _) = l.model_check?;
+            let p = r
+                .passive
+                .iter()
+                .find(|p| p.peer_class == *c && p.mode == *m)?;
+            Some(model_check::check(
+                (*c, *m),
                 calls,
-                median_relative_error: err,
-            })
+                &l.predictions,
+                &p.ranges,
+                &r.time_split,
+            ))
         })
         .collect();
     causes::name_switches(r);

@@ -59,5 +59,17 @@ pub struct ModelCheck {
     pub peer_class: PeerClass,
     pub mode: Mode,
     pub calls: u64,
+    /// Count-weighted median over the size bins of |line − median| / median, the ranges
+    /// with a fitted parameter only (a median holds the call's waits for its partner).
     pub median_relative_error: Option<f64>,
+    /// Calls in the ranges with a fitted parameter.
+    pub priced_calls: u64,
+    /// The fitted model's price of all the calls, Σ count × line(size); `null` unless
+    /// every call is priced.
+    pub priced_ns: Option<f64>,
+    /// The cost part of the same calls' time in the waits' split (`time_split[]
+    /// .by_class_mode`, summed over ranks: their time less the waits for the partner),
+    /// with its 95 % interval (the ranks' bounds summed); `null` without a split.
+    pub cost_ns: Option<f64>,
+    pub cost_ns_ci: Option<[f64; 2]>,
 }

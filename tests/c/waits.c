@@ -94,6 +94,8 @@ int main(int argc, char **argv) {
   if (!strncmp(c, "late_sender", 11) || !strncmp(c, "late_receiver", 13)) {
     int late_send = !strncmp(c, "late_sender", 11);
     int rare = !strcmp(c, "late_receiver_rare"), n_calls = rare ? 3000 : N;
+    /* late_receiver_often: the receiver late before 3 of every 5 receives. */
+    int often = !strcmp(c, "late_receiver_often");
     /* late_sender_nb: MPI_Irecv and MPI_Isend, each completed by MPI_Wait;
      * late_sender_any: the same receive from MPI_ANY_SOURCE with MPI_ANY_TAG. */
     /* late_sender_test, late_sender_testany: the receive polled with MPI_Test, or with
@@ -125,7 +127,7 @@ int main(int argc, char **argv) {
       int sender = late_send ? rank == 1 : rank == 0;
       MPI_Request rq;
       MPI_Status st;
-      if (rank == 1 && (!rare || i % 100 == 99)) compute(d, 0);
+      if (rank == 1 && (often ? i % 5 < 3 : !rare || i % 100 == 99)) compute(d, 0);
       if (persistent && !sender) MPI_Start(&prq);
       if (nb && !sender)
         MPI_Irecv(buf, BYTES, MPI_BYTE, any ? MPI_ANY_SOURCE : 1 - rank, any ? MPI_ANY_TAG : 7,

@@ -269,17 +269,44 @@ pub fn model_check_table(r: &Report) -> Option<Table> {
     }
     let mut t = Table::new(
         "Model check: fitted passive model against the observed calls",
-        &["class", "mode", "calls", "median rel. error"],
+        &[
+            "class",
+            "mode",
+            "calls",
+            "not priced",
+            "median rel. error",
+            "model's price",
+            "cost (time split)",
+            "price / cost",
+        ],
     );
     for m in &r.model_check {
+        let ratio = match (m.priced_ns, m.cost_ns) {
+            (Some(p), Some(c)) if c > 0.0 => format!("{:.2}", p / c),
+            _ => "—".into(),
+        };
         t.row(vec![
             m.peer_class.to_string(),
             m.mode.to_string(),
             m.calls.to_string(),
+            m.calls.saturating_sub(m.priced_calls).to_string(),
             m.median_relative_error
                 .map(|e| format!("{:.1} %", 100.0 * e))
                 .unwrap_or_else(|| "—".into()),
+            fmt_ns(m.priced_ns),
+            fmt_ns_ci(m.cost_ns, m.cost_ns_ci),
+            ratio,
         ]);
     }
+    t.note = Some(
+        "median rel. error: each size bin's median call against its range's line, the \
+         median over the calls; it holds what the calls waited for their partner. The \
+         model's price: every call at its range's line, which is a lower envelope; cost: \
+         the calls' time less their waits for the partner (`Where each rank's MPI time \
+         goes`), summed over ranks. Not priced: calls in ranges with no fitted parameter \
+         (their calls waited for the partner, or a send-receive's, whose o_s and o_r one \
+         call cannot separate), and then no price."
+            .into(),
+    );
     Some(t)
 }
