@@ -94,8 +94,9 @@ impl Operation {
 }
 
 /// Open MPI 4.1's fixed decision for this operation: its non-commutative branch where the
-/// operation is not commutative (encoded below 256 ranks for Allreduce, for every size
-/// for Reduce), else `select::openmpi_fixed`.
+/// operation is not commutative (`ompi_coll_tuned_allreduce_intra_dec_fixed` and
+/// `…_reduce_intra_dec_fixed`, v4.1.4, every communicator size), else
+/// `select::openmpi_fixed`.
 pub fn openmpi_fixed(coll: &str, n: u32, m: u64, op: Operation) -> Option<&'static str> {
     if op.commutative || !matches!(coll, "allreduce" | "reduce") {
         return select::openmpi_fixed(coll, n, m);
@@ -107,7 +108,14 @@ pub fn openmpi_fixed(coll: &str, n: u32, m: u64, op: Operation) -> Option<&'stat
         "allreduce" if n < 16 && m < 1048576 => "3",
         "allreduce" if n < 16 => "2",
         "allreduce" if n < 128 => "3",
-        "allreduce" => return None,
+        // From 128 ranks nonoverlapping (Reduce then Bcast), recursive doubling only
+        // between thresholds that move with the communicator's size.
+        "allreduce" if n < 256 && (131072..524288).contains(&m) => "3",
+        "allreduce" if n < 256 => "2",
+        "allreduce" if n < 512 && (4096..524288).contains(&m) => "3",
+        "allreduce" if n < 512 => "2",
+        "allreduce" if m < 2048 => "2",
+        "allreduce" => "3",
         _ if n < 4 && m < 8 => "6",
         _ if n < 4 => "1",
         _ if n < 8 => "1",
@@ -181,7 +189,19 @@ mod tests {
         assert_eq!(openmpi_fixed("allreduce", 2, 4096, ASSUMED), Some("4"));
         assert_eq!(openmpi_fixed("allreduce", 2, 4096, user), Some("3"));
         assert_eq!(openmpi_fixed("allreduce", 2, 131072, user), Some("1"));
-        assert_eq!(openmpi_fixed("allreduce", 300, 8, user), None);
+        // From 128 ranks: nonoverlapping, recursive doubling between size thresholds.
+        for (n, m, alg) in [
+            (128, 8, "2"),
+            (200, 131072, "3"),
+            (255, 524288, "2"),
+            (300, 8, "2"),
+            (300, 4096, "3"),
+            (511, 524288, "2"),
+            (512, 2047, "2"),
+            (4096, 2048, "3"),
+        ] {
+            assert_eq!(openmpi_fixed("allreduce", n, m, user), Some(alg), "{n} {m}");
+        }
         assert_eq!(openmpi_fixed("reduce", 2, 4, user), Some("6"));
         assert_eq!(openmpi_fixed("reduce", 2, 4096, user), Some("1"));
         assert_eq!(openmpi_fixed("reduce", 12, 10000, user), Some("6"));
