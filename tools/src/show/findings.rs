@@ -21,6 +21,15 @@ fn sizes(lo: u64, hi: u64) -> String {
     fmt_span(lo, hi)
 }
 
+/// "1 message", "5 messages".
+fn counted(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
 /// Where a wait was: function, sizes, and call site where it is known.
 fn at(w: &WaitEntry) -> String {
     let site = match (&w.object, w.address) {
@@ -31,10 +40,10 @@ fn at(w: &WaitEntry) -> String {
         _ => String::new(),
     };
     format!(
-        "{} of {} B{site}, {} messages sampled",
+        "{} of {} B{site}, {} sampled",
         w.function,
         sizes(w.size_lo_bytes, w.size_hi_bytes),
-        w.messages_matched
+        counted(w.messages_matched, "message")
     )
 }
 
@@ -118,12 +127,12 @@ fn collective_finding(r: &Report, t: &TimeSplit) -> Option<Finding> {
         time_ns: Some(t.collective_wait_ns),
         time_ns_ci: t.collective_wait_ns_ci,
         evidence: format!(
-            "the most: {} on {} ranks, {} B, {} per call over {} calls sampled",
+            "the most: {} on {} ranks, {} B, {} per call over {} sampled",
             top.function,
             top.comm_size,
             sizes(top.size_lo_bytes, top.size_hi_bytes),
             fmt_ns(Some(top.arrival_wait_ns)),
-            top.calls_matched
+            counted(top.calls_matched, "call")
         ),
         action: if top.function.contains("eighbor_") {
             format!(
