@@ -318,8 +318,10 @@ pub fn learn(mode: Mode, bins: &[Bin], s: &Settings) -> Learned {
         let calls = bins[i].count.min(bins[i + 1].count);
         if calls < MIN_BRACKET_CALLS {
             weak = Some(format!(
-                "a jump between {} and {} B rests on {calls} calls (fewer than {MIN_BRACKET_CALLS}): no bracket",
-                bracket.0, bracket.1
+                "a jump between {} and {} B rests on {calls} call{} (fewer than {MIN_BRACKET_CALLS}): no bracket",
+                bracket.0,
+                bracket.1,
+                if calls == 1 { "" } else { "s" }
             ));
             continue;
         }
