@@ -124,6 +124,21 @@ fn halo_exchange_reports_ranges_and_model_check() {
         .expect("model check");
     assert_eq!(mc.calls, 1600);
     assert!(mc.median_relative_error.is_some());
+    // The blocking modes' calls priced by the model against their cost in the split
+    // (0.83 and 0.77 for send and recv in the demo of 2026-11-28: the lines are lower
+    // envelopes); the nonblocking modes' lines are their overhead, not priced.
+    for m in &r.model_check {
+        println!(
+            "{} {}: {} calls, {} priced, price {:?}, cost {:?}",
+            m.peer_class, m.mode, m.calls, m.priced_calls, m.priced_ns, m.cost_ns
+        );
+        if m.mode.is_blocking() {
+            let ratio = m.priced_ns.expect("priced") / m.cost_ns.expect("a split");
+            assert!((0.4..=2.5).contains(&ratio), "{}: {ratio:.2}", m.mode);
+        } else {
+            assert_eq!((m.priced_calls, m.priced_ns), (0, None), "{}", m.mode);
+        }
+    }
     assert_eq!(r.sections["passive.ranges"], "done");
 }
 

@@ -605,13 +605,13 @@ fn passive_range(r: &Report, mode: Mode, size: u64) -> &loggp_report::Range {
 /// model check): rank 1 is 2 ms late before 3 of every 5 of rank 0's 200 sends of 64 KiB.
 /// The median send waited, so the bin's median is a wait and the line through the
 /// envelopes misses it by nearly 100 %; fewer than 80 % waited, so the range is fitted,
-/// and the model's price of every send lies within 0.2–2 × the cost part of their time
+/// and the model's price of every send lies within 0.1–2 × the cost part of their time
 /// in the split. The price is a lower envelope, and a send whose receiver came late costs
-/// more after the post than one whose receive was waiting: 0.44 (Open MPI) and 0.35
-/// (MPICH) of the split's cost, 0.40 and 0.29 of the program's own (its calls less their
-/// waits; 2026-11-28, MPICH's envelope 3.8 µs against 9–10 µs per send after the post).
-/// Against the calls' whole time (the waits kept) the ratio is about 0.003, and a price
-/// from the bins' medians about 100.
+/// more after the post than one whose receive was waiting: in eight runs of 2026-11-28
+/// the price was 0.25–0.44 (Open MPI) and 0.23–0.35 (MPICH) of the split's cost, and
+/// 0.18–0.40 of the program's own (its calls less their waits: 9–16 µs per send after a
+/// late post, against an envelope of 3.6–3.8 µs). Against the calls' whole time (the
+/// waits kept) the ratio is about 0.003, and a price from the bins' medians about 100.
 #[test]
 fn the_model_check_prices_the_cost_not_the_waits() {
     for mpi in BOTH {
@@ -647,7 +647,7 @@ fn the_model_check_prices_the_cost_not_the_waits() {
             price / own
         );
         assert!(
-            (0.2..=2.0).contains(&(price / cost)),
+            (0.1..=2.0).contains(&(price / cost)),
             "{name}: the model's price {price:.0} against the split's cost {cost:.0}"
         );
     }

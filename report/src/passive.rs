@@ -62,7 +62,8 @@ pub struct ModelCheck {
     /// Count-weighted median over the size bins of |line − median| / median, the ranges
     /// with a fitted parameter only (a median holds the call's waits for its partner).
     pub median_relative_error: Option<f64>,
-    /// Calls in the ranges with a fitted parameter.
+    /// Calls in the ranges with a fitted parameter, of a blocking mode (a nonblocking
+    /// mode's line is the calls' overhead, not their time: 0).
     pub priced_calls: u64,
     /// The fitted model's price of all the calls, Σ count × line(size); `null` unless
     /// every call is priced.

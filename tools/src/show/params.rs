@@ -303,9 +303,11 @@ pub fn model_check_table(r: &Report) -> Option<Table> {
          median over the calls; it holds what the calls waited for their partner. The \
          model's price: every call at its range's line, which is a lower envelope; cost: \
          the calls' time less their waits for the partner (`Where each rank's MPI time \
-         goes`), summed over ranks. Not priced: calls in ranges with no fitted parameter \
-         (their calls waited for the partner, or a send-receive's, whose o_s and o_r one \
-         call cannot separate), and then no price."
+         goes`), summed over ranks. Not priced: calls of nonblocking modes (their line is the \
+         overhead of starting and completing a request, their cost holds the transfer \
+         their completion waited for) and calls in ranges with no fitted parameter (their \
+         calls waited for the partner, or a send-receive's, whose o_s and o_r one call \
+         cannot separate); no price unless every call is priced."
             .into(),
     );
     Some(t)
