@@ -154,12 +154,7 @@ fn lammps_melt_is_explained() {
     assert!(r.job.complete);
     assert_eq!(r.waits.status, "done");
     for t in &r.time_split {
-        let sum = t.cost_ns
-            + t.late_sender_ns
-            + t.late_receiver_ns
-            + t.collective_wait_ns
-            + t.collective_cost_ns
-            + t.other_ns;
+        let sum = split_parts_ns(t);
         let off = (sum - t.time_in_mpi_ns).abs() / t.time_in_mpi_ns;
         assert!(
             off <= 0.02,

@@ -239,12 +239,7 @@ fn within(what: &str, got: f64, want: f64, tol: f64) {
 fn adds_up(name: &str, r: &Report) {
     assert_eq!(r.waits.status, "done", "{name}");
     for t in &r.time_split {
-        let sum = t.cost_ns
-            + t.late_sender_ns
-            + t.late_receiver_ns
-            + t.collective_wait_ns
-            + t.collective_cost_ns
-            + t.other_ns;
+        let sum = split_parts_ns(t);
         within(
             &format!("{name}: rank {} parts", t.rank),
             sum,

@@ -529,3 +529,13 @@ pub fn level_ns(r: &Report, max_bytes: u64) -> f64 {
     assert!(!v.is_empty(), "no calibrated PRTT up to {max_bytes} B");
     (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
 }
+
+/// The parts of a rank's time split, added up (`time_in_mpi_ns` when they hold).
+pub fn split_parts_ns(t: &loggp_report::TimeSplit) -> f64 {
+    t.cost_ns
+        + t.late_sender_ns
+        + t.late_receiver_ns
+        + t.collective_wait_ns
+        + t.collective_cost_ns
+        + t.other_ns
+}
