@@ -51,6 +51,18 @@ fn bucket_rate(ns_per_tick: f64) -> f64 {
     }
 }
 
+/// The ns bucket where [`local_cells`] puts a call of `ticks`: its tick bucket's
+/// midpoint at the job's rounded rate. A tick bucket is 6 % wide and can straddle a power
+/// of two in ns; whoever compares a call with the cells' histograms (the waits' strata)
+/// must place it as they do, not by its exact duration.
+pub(crate) fn ns_bucket(ticks: u64, ns_per_tick: f64) -> usize {
+    ns_bucket_of(hist_index(ticks), bucket_rate(ns_per_tick))
+}
+
+fn ns_bucket_of(tick_bucket: usize, bucket_ns_per_tick: f64) -> usize {
+    hist_index((hist_mid(tick_bucket) * bucket_ns_per_tick) as u64)
+}
+
 /// This rank's cells, summed over its threads, histograms converted to ns.
 pub fn local_cells(ns_per_tick: f64) -> Vec<Cell> {
     let bucket_ns_per_tick = bucket_rate(ns_per_tick);
@@ -70,7 +82,7 @@ pub fn local_cells(ns_per_tick: f64) -> Vec<Cell> {
             for (i, h) in c.hist.iter().enumerate() {
                 let n = h.load(Relaxed) as u64;
                 if n > 0 {
-                    dense[hist_index((hist_mid(i) * bucket_ns_per_tick) as u64)] += n;
+                    dense[ns_bucket_of(i, bucket_ns_per_tick)] += n;
                 }
             }
             cells.push(Cell {

@@ -47,6 +47,21 @@ fn octave(ns: f64) -> i32 {
     }
 }
 
+/// A sampled call's stratum: the octave of the ns bucket the cells' histograms put a
+/// call of `ticks` in (`cells::ns_bucket`), not of its exact duration. A tick bucket is
+/// 6 % wide and goes whole to one side of a power of two in ns: at 2.6 GHz, calls of
+/// 2.094–2.103 ms (a 2 ms delay and its message) all lie in the bucket whose midpoint is
+/// 2.067 ms, so their measured time was in the octave below 2^21 ns while the samples of
+/// those above 2.097 ms went to the octave above, among calls of 4 ms that had waited far
+/// less: tests/c/waits_threads.c under Open MPI read a late-sender wait 18–33 ms above
+/// the program's own (of 300 ms), in five runs of five.
+fn stratum(ticks: f64, ns_per_tick: f64) -> i32 {
+    octave(hist_mid(crate::reduce::cells::ns_bucket(
+        ticks.max(0.0) as u64,
+        ns_per_tick,
+    )))
+}
+
 /// The measured time of the message calls (`calls::MESSAGE_CALLS`, less the completions
 /// of nonblocking collectives), per stratum, and that of the spanning calls.
 #[derive(Default, Clone, Debug)]
@@ -201,7 +216,7 @@ impl<'a> Stratified<'a> {
             let i = if SPANNING.contains(&funcs::name(x.func)) {
                 None
             } else {
-                let o = octave(x.dur * ns);
+                let o = stratum(x.dur, ns);
                 strata.by_octave.iter().position(|&(k, _)| k == o)
             };
             match i {
@@ -274,11 +289,11 @@ impl<'a> Stratified<'a> {
             }
         };
         if !SPANNING.contains(&funcs::name(func)) {
-            let o = octave(dur * self.ns);
+            let o = stratum(dur, self.ns);
             if let Some((t, s)) = self
                 .strata
                 .iter()
-                .find(|(_, s)| octave(s[0].dur * self.ns) == o)
+                .find(|(_, s)| stratum(s[0].dur, self.ns) == o)
             {
                 return of(*t, s);
             }
@@ -416,6 +431,40 @@ mod tests {
         assert_eq!(st.unsampled_ns, 0.0);
         let (lr, _) = st.estimate(&|x| x.lr);
         assert!((lr - truth).abs() <= 0.02 * truth, "{lr} against {truth}");
+    }
+
+    /// Known truth, at 2.6 GHz: 50 calls of 2.094 ms and 50 of 2.101 ms, each all wait (a
+    /// 2 ms delay and its message, either side of 2^21 ns = 2.097 ms), and 100 calls of
+    /// 4 ms that waited a quarter of it; every call sampled. The cells put both groups of
+    /// 2.1 ms in the tick bucket whose midpoint is 2.067 ms; the samples follow them. By
+    /// exact duration the 2.101 ms samples joined the 4 ms stratum, whose wait then read
+    /// 162 ms against 100 (`tests/c/waits_threads.c` under Open MPI: 18–33 ms high).
+    #[test]
+    fn a_sample_is_in_the_stratum_its_cell_bucket_is_in() {
+        let ns = 1.0 / 2.6;
+        let ticks = |ms: f64| ms * 1e6 / ns;
+        let cell_of = |n: u64, ms: f64| Cell {
+            function: "MPI_Send".into(),
+            mode: Mode::Send,
+            peer_class: PeerClass::IntraNode,
+            count: n,
+            time_ns: n as f64 * ms * 1e6,
+            hist: vec![[
+                crate::reduce::cells::ns_bucket(ticks(ms) as u64, ns) as u64,
+                n,
+            ]],
+            ..Default::default()
+        };
+        let cells = [cell_of(50, 2.094), cell_of(50, 2.101), cell_of(100, 4.0)];
+        let total = 50.0 * (2.094 + 2.101) * 1e6 + 100.0 * 4.0e6;
+        let mut s: Vec<Split> = vec![];
+        for (n, ms, share) in [(50, 2.094, 1.0), (50, 2.101, 1.0), (100, 4.0, 0.25)] {
+            s.extend((0..n).map(|_| call(1.0, ticks(ms), share * ticks(ms))));
+        }
+        let truth = 50.0 * (2.094 + 2.101) * 1e6 + 100.0 * 1.0e6;
+        let st = Stratified::new(&Strata::of(&cells).scaled_to(total), &s, ns);
+        let (lr, _) = st.estimate(&|x| x.lr);
+        assert!((lr - truth).abs() <= 1e-3 * truth, "{lr} against {truth}");
     }
 
     /// A stratum no sample fell in: its time is split by the other samples' ratio, and
