@@ -874,23 +874,25 @@ fn neighbourhood_arrival_wait_is_the_in_neighbours_delay() {
             "{name}: {ts:?}"
         );
         assert!(ts.collective_wait_ns > 0.0, "{name}: {ts:?}");
-        // Rank 1's one in-neighbour, rank 0, computes nothing and enters first: rank 1
-        // waits for nobody, and its calls are the exchange's cost. Counting every
+        // Rank 1's one in-neighbour, rank 0, computes nothing and nominally enters first:
+        // rank 1 waits for nobody, and its calls are the exchange's cost. Counting every
         // member's entry, it would wait for rank 3, far behind, through the whole of
         // each call (a wait is bounded by its call), and cost nothing (Open MPI, so
-        // broken once: 4.0 µs of a 4.0 µs call); so would rank 0, whose 1 ms a call
-        // then reads the same. On Open MPI; under MPICH, whose waiting ranks 2 and 3
-        // poll without yielding, rank 0 is often off its core when rank 1 enters, and
-        // rank 1 waited for it 0–37 µs of 5.3–41 µs calls in six runs: printed.
+        // broken once: 4.0 µs of a 4.0 µs call). But with 4 ranks on 2 cores rank 0 can
+        // be off its core when rank 1 enters: under MPICH, whose waiting ranks poll
+        // without yielding, rank 1 waited for it 0–37 µs of 5.3–41 µs calls in six runs,
+        // and under Open MPI once in fresh-clone CI at ef1c3b9 (37.8 µs of a 46.7 µs
+        // call). So rank 1's wait is checked against the program's own clocks (`TRUTH
+        // rank1_arrival_wait_ns`), as rank 3's below, on both MPIs, with a quarter of
+        // its mean call as the absolute slack: the broken count waits through the call.
         let second = row(1);
         let call = second.arrival_wait_ns + second.cost_ns;
         println!(
             "{name}: rank 1 waits {:.0} ns of a call of {call:.0} ns",
             second.arrival_wait_ns
         );
-        if mpi == Mpi::OpenMpi {
-            assert!(second.arrival_wait_ns < 0.5 * call, "{name}: {second:?}");
-        }
+        arrival_wait_holds_of(&name, second, &t, "rank1_", 1, tol, 0.25 * call);
+        let floor = 0.03 * truth(&t, "arrival_wait_per_call_ns");
         // Rank 3's one in-neighbour, rank 2, computes less: nominally rank 3 waits for
         // nobody. But rank 2 sleeps through most of its 2 ms, and a late wake-up on this
         // VM makes it the later one (a CI run: rank 3 waited 174 µs a call on average,
@@ -899,7 +901,6 @@ fn neighbourhood_arrival_wait_is_the_in_neighbours_delay() {
         // absolute slack for a truth near zero; counting rank 0 or 1's entries too, or
         // every member's, would not change rank 3's wait, but counting none (the wait
         // for rank 2 dropped) or another rank's would.
-        let floor = 0.03 * truth(&t, "arrival_wait_per_call_ns");
         arrival_wait_holds_of(&name, row(3), &t, "rank3_", 1, tol, floor);
     }
 }

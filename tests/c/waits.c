@@ -248,21 +248,24 @@ int main(int argc, char **argv) {
       printf("TRUTH cost_per_call_ns %.0f\n", cost / calls);
     }
     if (nbr && size == 4) {
-      /* Rank 3's own wait, for its in-neighbour rank 2 (nominally none: rank 2 computes
-       * less, but a late wake-up from its sleep on a loaded VM delays it): the part of
-       * each of rank 3's calls before rank 2 entered, bounded by the call. */
+      /* Ranks 1 and 3's own waits, for their one in-neighbours, ranks 0 and 2 (nominally
+       * none: those compute less, but on a loaded VM rank 0 can be off its core when rank
+       * 1 enters, and rank 2 can wake late from its sleep): the part of each of their
+       * calls before the in-neighbour entered, bounded by the call. */
       double *outs = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
       MPI_Gather(out, calls, MPI_DOUBLE, outs, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
       if (rank == 0) {
-        double wait3 = 0;
-        for (int i = 0; i < calls; i++) {
-          double a = all[2 * calls + i] - all[3 * calls + i];
-          double call = outs[3 * calls + i] - all[3 * calls + i];
-          a = a < 0 ? 0 : (a > call ? call : a);
-          wait3 += a;
-          printf("TRUTH rank3_arrival_wait_ns %.0f\n", a);
+        for (int r = 1; r < 4; r += 2) {
+          double waited = 0;
+          for (int i = 0; i < calls; i++) {
+            double a = all[(r - 1) * calls + i] - all[r * calls + i];
+            double call = outs[r * calls + i] - all[r * calls + i];
+            a = a < 0 ? 0 : (a > call ? call : a);
+            waited += a;
+            printf("TRUTH rank%d_arrival_wait_ns %.0f\n", r, a);
+          }
+          printf("TRUTH rank%d_arrival_wait_per_call_ns %.0f\n", r, waited / calls);
         }
-        printf("TRUTH rank3_arrival_wait_per_call_ns %.0f\n", wait3 / calls);
         free(outs);
       }
     }
