@@ -149,12 +149,16 @@ pub fn learn(mode: Mode, bins: &[Bin], s: &Settings) -> Learned {
         // (Open MPI, 2 ranks) with equal weights: two 70 KB sends that waited 81 µs for
         // their receiver took G of the 1–70 KB range to 0.36 ns/B, the line to 10.8 µs
         // at 28 KB, where 23 000 calls had their envelope at 4.0 µs and median at 4.5.
+        let weights: Vec<f64> = sigma[a..=b]
+            .iter()
+            .map(|sd| 1.0 / sd.max(1e-9).powi(2))
+            .collect();
         let fit = |ys: &[f64]| {
             gap_line(
                 &seg.iter()
                     .zip(ys)
-                    .zip(&sigma[a..=b])
-                    .map(|((b, &y), sd)| (b.size(), y, 1.0 / sd.max(1e-9).powi(2)))
+                    .zip(&weights)
+                    .map(|((b, &y), &w)| (b.size(), y, w))
                     .collect::<Vec<_>>(),
             )
         };
@@ -169,13 +173,10 @@ pub fn learn(mode: Mode, bins: &[Bin], s: &Settings) -> Learned {
         // one cold call cannot set o above what the range's well-determined bins show.
         // tests/c/waits.c under MPICH: a lone first send of 1600 B at 15.7 µs, [0, 15.7],
         // beside 200 sends of 64 KiB whose envelope was 3.6 µs, [3.4, 3.7].
+        let weight_sum: f64 = weights.iter().sum();
         let flat = |ys: &[f64]| {
-            let w: Vec<f64> = sigma[a..=b]
-                .iter()
-                .map(|sd| 1.0 / sd.max(1e-9).powi(2))
-                .collect();
-            let sw: f64 = w.iter().sum();
-            (sw > 0.0).then(|| (ys.iter().zip(&w).map(|(y, w)| y * w).sum::<f64>() / sw, 0.0))
+            let mean = ys.iter().zip(&weights).map(|(y, w)| y * w).sum::<f64>() / weight_sum;
+            (weight_sum > 0.0).then_some((mean, 0.0))
         };
         let pool = |ys: &[f64]| if line.is_some() { fit(ys) } else { flat(ys) };
         let pool_line = line.or_else(|| (seg.len() >= 2).then(|| flat(&y[a..=b])).flatten());
