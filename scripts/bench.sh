@@ -41,6 +41,14 @@ if command -v valgrind >/dev/null 2>&1; then
 else
   echo "== instructions per call: not counted (apt-get install valgrind)"
 fi
+# What a call costs after a pause away from MPI (no shim: the machine's and the MPI's own).
+mpicc.openmpi -O2 -o "$d/ap-openmpi" bench/after_pause.c
+mpicc.mpich -O2 -o "$d/ap-mpich" bench/after_pause.c
+cc -O2 -o "$d/ap-raw" bench/after_pause_raw.c
+echo "== an 8-byte round trip after a pause away from MPI: Open MPI, MPICH, raw shared memory"
+mpirun.openmpi -np 2 "$d/ap-openmpi"
+mpirun.mpich -n 2 "$d/ap-mpich"
+"$d/ap-raw"
 echo "== loggp show of a 1024-rank report (built from tools/tests/fixtures/openmpi_demo.json)"
 cargo run --release -q -p loggp-tools --example many_ranks -- tools/tests/fixtures/openmpi_demo.json 1024 "$d/r1024.json"
 ls -l "$d/r1024.json" | awk '{printf "report: %.1f MB\n", $5/1e6}'

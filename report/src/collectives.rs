@@ -117,6 +117,16 @@ pub struct CollectiveModel {
     pub measured_ns: Option<f64>,
     pub measured_ns_ci: Option<[f64; 2]>,
     pub calls_matched: u64,
+    /// Of the matched calls, those some member entered at least 100 µs after its previous
+    /// call of the collective (`CollectiveSplit::after_pause`), and their cost measured as
+    /// `measured_ns` is.
+    /// `measured_ns` leaves them out where at least 5 others were back to back: the
+    /// model's parameters are measured back to back, and a call after a pause costs
+    /// more (the note says how much). Null where not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls_after_pause: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_after_pause_ns: Option<f64>,
     /// The cheapest algorithm by the model (it may be the one in use).
     pub best: Option<AlgorithmCost>,
     /// Every algorithm the model prices for this collective.

@@ -139,6 +139,43 @@ pub struct CollectiveSplit {
     /// (MPICH compares the element count, bytes over this, with the communicator size).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub element_bytes: Option<u64>,
+    /// The matched blocking calls split by the pause before them: a call some member
+    /// entered at least [`PAUSE_NS`] after it left its previous call of the same function
+    /// on the same communicator, against the others (back to back). An MPI call whose code
+    /// has not run for a while costs more than back to back, and the LogGP price is
+    /// measured back to back. `null` in reports of earlier versions, and for nonblocking
+    /// and neighbourhood collectives (their pauses are not gathered). A member's first call
+    /// on a communicator has no pause to time, nor a call whose entry in the shim's small
+    /// per-thread table another channel took: those calls are in neither count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_pause: Option<AfterPause>,
+}
+
+/// The pause after which a collective call counts as one after a pause
+/// (`CollectiveSplit::after_pause`): on the 2-core VM loggp is tested on, an 8-byte
+/// MPI_Send took 43 ns back to back, 45 ns after 50 µs away from MPI, 216 ns after 100 µs
+/// and 1.4 µs after 1 ms (Open MPI vader; MPICH ch4:ucx 184, 196, 268 and 1710 ns;
+/// `bench/after_pause.c`).
+pub const PAUSE_NS: f64 = 100_000.0;
+
+/// A collective row's calls after a pause and the others ([`PAUSE_NS`]), each with the
+/// weighted median of their cost (as `CollectiveSplit::cost_median_ns`: from the last
+/// entry to this member's exit) and its 95 % interval.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct AfterPause {
+    /// The pause, ns ([`PAUSE_NS`]).
+    pub pause_ns: f64,
+    /// Matched calls some member entered after the pause, and their median cost.
+    pub calls: u64,
+    pub cost_median_ns: Option<f64>,
+    pub cost_median_ns_ci: Option<[f64; 2]>,
+    /// Matched calls every member entered sooner (back to back), and their median cost.
+    /// Calls whose pause is not known are in neither count.
+    pub calls_back_to_back: u64,
+    pub back_to_back_cost_median_ns: Option<f64>,
+    pub back_to_back_cost_median_ns_ci: Option<[f64; 2]>,
 }
 
 /// The words of [`CollectiveSplit::operation`].

@@ -154,7 +154,15 @@ pub struct ThreadState {
     /// or MPI_Improbe calls that found nothing, hashed, and the first such call's entry
     /// (0: none). See `record::hooks::probe::probe_polled_since`.
     pub probe_polled: Cell<(u64, u64)>,
+    /// Per collective channel (function and communicator: `samples::coll_channel`),
+    /// direct-mapped by its hash: the channel and the exit of this thread's last call
+    /// there, from which the next call's pause is timed (`hooks::coll::pause_since_last`).
+    pub coll_exits: [Cell<(u64, u64)>; COLL_EXITS],
 }
+
+/// Entries of [`ThreadState::coll_exits`]: a job's collective channels are seldom more;
+/// two that share an entry leave each other's next pause not known.
+pub const COLL_EXITS: usize = 32;
 
 thread_local! {
     pub static THREAD: ThreadState = const {
@@ -168,6 +176,7 @@ thread_local! {
             polled: Cell::new((0, 0)),
             polled_ticks: Cell::new(0),
             probe_polled: Cell::new((0, 0)),
+            coll_exits: [const { Cell::new((0, 0)) }; COLL_EXITS],
         }
     };
 }

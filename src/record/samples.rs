@@ -26,7 +26,9 @@ use crate::record::stats::slot_index;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
 
 pub const P2P_CAP: usize = 45_056;
-pub const COLL_CAP: usize = 16_384;
+/// 14 336 collective samples of 8 words: the memory of 16 384 of 7 before each kept
+/// its pause (issue 25's bound, 4 MiB, holds).
+pub const COLL_CAP: usize = 14_336;
 pub const CHANNELS: usize = 1024;
 const PROBE: usize = 8;
 /// Messages kept without thinning on every channel.
@@ -35,7 +37,7 @@ const KEEP_ALL: u64 = 64;
 /// Words of a point-to-point sample.
 pub const P2P_WORDS: usize = 9;
 /// Words of a collective sample.
-pub const COLL_WORDS: usize = 7;
+pub const COLL_WORDS: usize = 8;
 
 /// One end of a sampled message, as exchanged at MPI_Finalize: `[channel, seq, bytes,
 /// start, wait, end, meta, peer, call site]`. Sender: start = wait = the send call's entry, end its
@@ -44,10 +46,12 @@ pub const COLL_WORDS: usize = 7;
 /// | mode << 56 (func: the call that completed it; mode: the message's, as started).
 pub type P2p = [u64; P2P_WORDS];
 /// A sampled collective call: `[key, seq, entry, exit, stride | comm_size << 32,
-/// bytes | op << 48 | func << 56, wait]` (bytes below 2^48, `op` see [`op_meta`]). Blocking: entry = wait = the call's entry, exit its exit.
-/// Nonblocking: entry = the start's (MPI_Iallreduce, …) entry, wait = the entry of the
-/// call that completed it (the first of the Test calls that polled for it), exit = its
-/// completion.
+/// bytes | op << 48 | func << 56, wait, pause]` (bytes below 2^48, `op` see
+/// [`op_meta`]). Blocking: entry = wait = the call's entry, exit its exit, pause = the
+/// ticks since this thread's previous call of the collective on its communicator left
+/// it + 1 (`hooks::coll::pause_since_last`; 0: not known). Nonblocking: entry =
+/// the start's (MPI_Iallreduce, …) entry, wait = the entry of the call that completed it
+/// (the first of the Test calls that polled for it), exit = its completion, pause 0.
 pub type Coll = [u64; COLL_WORDS];
 
 /// The largest byte count a collective sample holds (a call's send plus receive bytes).
@@ -351,15 +355,15 @@ pub fn number_coll(func: u8, comm_id: u64) -> Option<(u64, u64, u64)> {
     Some((channel, k, kept(channel, k)?))
 }
 
-/// Keeps a numbered collective call: `times` = entry, wait, exit (see [`Coll`]); `op`:
-/// a reduction's operation and element size ([`op_meta`]), else 0.
+/// Keeps a numbered collective call: `times` = entry, wait, exit and pause (see
+/// [`Coll`]); `op`: a reduction's operation and element size ([`op_meta`]), else 0.
 #[inline(always)]
 pub fn keep_coll(
     (channel, k, stride): (u64, u64, u64),
     func: u8,
     comm_size: u32,
     (bytes, op): (u64, u8),
-    [entry, wait, exit]: [u64; 3],
+    [entry, wait, exit, pause]: [u64; 4],
 ) {
     let _ = push(
         &COLL,
@@ -373,6 +377,7 @@ pub fn keep_coll(
             stride | (comm_size as u64) << 32,
             bytes.min(COLL_BYTES) | (op as u64) << 48 | (func as u64) << 56,
             wait,
+            pause,
         ] as Coll,
     );
 }

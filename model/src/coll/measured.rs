@@ -25,9 +25,55 @@ pub(super) struct Measured {
     /// and the report's word for it ("mixed" where they differ).
     pub(super) op: Operation,
     pub(super) operation: Option<String>,
+    /// The calls some member entered after a pause since its previous call of the
+    /// collective (`CollectiveSplit::after_pause`): how many, their cost (the largest over
+    /// the members of their median), and how many were back to back.
+    pub(super) after_pause: Option<(u64, Option<f64>, u64)>,
 }
 
+/// Back-to-back calls a row needs for its measured cost to be theirs alone, where some
+/// of its calls came after a pause: fewer, and the row keeps the median of all its calls.
+pub const MIN_BACK_TO_BACK: u64 = 5;
+
 impl Measured {
+    /// The note of a row with calls after a pause (see `loggp_report::PAUSE_NS`): what
+    /// they cost, and whether the measured cost leaves them out.
+    pub(super) fn after_pause_note(&self) -> Option<String> {
+        let (calls, cost, back) = self.after_pause?;
+        if calls == 0 {
+            return None;
+        }
+        let cost = cost.map_or(String::new(), |c| format!(", their median cost {c:.0} ns"));
+        let how = if back >= MIN_BACK_TO_BACK {
+            "measured_ns is the median of the others"
+        } else {
+            "too few others to measure without them"
+        };
+        Some(format!(
+            "{calls} of {} matched calls came at least {:.0} µs after the member's previous call of this collective{cost}: an MPI call whose code has not run for a while costs more than back to back, where the model's parameters are measured ({how})",
+            calls + back,
+            loggp_report::PAUSE_NS / 1e3
+        ))
+    }
+
+    /// [`Measured::cost`] of one member's row: the median of its back-to-back calls where
+    /// some came after a pause and enough did not, else of all its calls.
+    fn member_cost(c: &CollectiveSplit) -> (f64, Option<[f64; 2]>) {
+        if let Some(a) = &c.after_pause {
+            if let (true, true, Some(v)) = (
+                a.calls > 0,
+                a.calls_back_to_back >= MIN_BACK_TO_BACK,
+                a.back_to_back_cost_median_ns,
+            ) {
+                return (v, a.back_to_back_cost_median_ns_ci);
+            }
+        }
+        match c.cost_median_ns {
+            Some(v) => (v, c.cost_median_ns_ci),
+            None => (c.cost_ns, c.cost_ns_ci),
+        }
+    }
+
     /// Each member's entry time, the first at 0, where the time split has every rank's
     /// mean wait for the last entry and the communicator spans the job's ranks.
     pub(super) fn entries(&self, ranks: usize) -> Option<Vec<f64>> {
@@ -125,6 +171,7 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
                         waits: vec![],
                         op: ASSUMED,
                         operation: None,
+                        after_pause: None,
                         from: if c.cost_median_ns.is_some() {
                             "the time split's collective cost: the largest over the members of the median time from the last entry to the member's exit (the model prices a call, not a preempted one; the mean is in waits.collectives)"
                         } else {
@@ -142,13 +189,19 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
             x.calls = x.calls.max(c.calls_matched);
             x.lead_ns = x.lead_ns.max(c.arrival_wait_ns);
             x.waits.push((c.rank, c.arrival_wait_ns));
-            // The median where the report has it (see `CollectiveSplit::cost_median_ns`).
-            let (cost, ci) = match c.cost_median_ns {
-                Some(v) => (v, c.cost_median_ns_ci),
-                None => (c.cost_ns, c.cost_ns_ci),
-            };
+            // The median where the report has it (see `CollectiveSplit::cost_median_ns`),
+            // of the back-to-back calls where some came after a pause.
+            let (cost, ci) = Measured::member_cost(c);
             if x.cost.is_none_or(|(v, _)| cost > v) {
                 x.cost = Some((cost, ci));
+            }
+            if let Some(a) = &c.after_pause {
+                let (_, worst, _) = x.after_pause.unwrap_or_default();
+                let worst = match (worst, a.cost_median_ns) {
+                    (Some(w), Some(v)) => Some(w.max(v)),
+                    (w, v) => w.or(v),
+                };
+                x.after_pause = Some((a.calls, worst, a.calls_back_to_back));
             }
         }
         for (x, members) in out.iter_mut().zip(&members) {
@@ -179,6 +232,7 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
             waits: vec![],
             op: ASSUMED,
             operation: None,
+            after_pause: None,
             from: "the fastest decile of the calls (no time split in this report): waiting is not taken out",
         });
     }
@@ -189,6 +243,45 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
 mod tests {
     use super::super::sim::{simulate_members_from, Local, Price, Round};
     use super::Measured;
+    use loggp_report::{AfterPause, CollectiveSplit};
+
+    /// A member's row with some calls after a pause: measured from its back-to-back calls
+    /// where at least `MIN_BACK_TO_BACK` were, else from all of them; the note says which.
+    #[test]
+    fn a_row_with_calls_after_a_pause_is_measured_back_to_back() {
+        let split = |back: u64| CollectiveSplit {
+            cost_median_ns: Some(3000.0),
+            cost_median_ns_ci: Some([2500.0, 3500.0]),
+            after_pause: Some(AfterPause {
+                pause_ns: loggp_report::PAUSE_NS,
+                calls: 20,
+                cost_median_ns: Some(4000.0),
+                calls_back_to_back: back,
+                back_to_back_cost_median_ns: Some(900.0),
+                back_to_back_cost_median_ns_ci: Some([800.0, 1000.0]),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert_eq!(
+            Measured::member_cost(&split(40)),
+            (900.0, Some([800.0, 1000.0]))
+        );
+        assert_eq!(
+            Measured::member_cost(&split(super::MIN_BACK_TO_BACK - 1)),
+            (3000.0, Some([2500.0, 3500.0]))
+        );
+        let mut m = row(2, vec![]);
+        m.after_pause = Some((20, Some(4000.0), 40));
+        let note = m.after_pause_note().unwrap_or_default();
+        assert!(note.starts_with("20 of 60 matched calls"), "{note}");
+        assert!(note.contains("4000 ns") && note.contains("the median of the others"));
+        m.after_pause = Some((20, Some(4000.0), 2));
+        let note = m.after_pause_note().unwrap_or_default();
+        assert!(note.contains("too few others"), "{note}");
+        m.after_pause = Some((0, None, 40));
+        assert_eq!(m.after_pause_note(), None);
+    }
 
     fn row(n: u32, waits: Vec<(u32, f64)>) -> Measured {
         Measured {
@@ -204,6 +297,7 @@ mod tests {
             waits,
             op: super::super::operation::ASSUMED,
             operation: None,
+            after_pause: None,
         }
     }
 

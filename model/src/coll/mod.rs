@@ -324,6 +324,8 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             measured_ns: x.cost.map(|c| c.0),
             measured_ns_ci: x.cost.and_then(|c| c.1),
             calls_matched: x.calls,
+            calls_after_pause: x.after_pause.map(|a| a.0),
+            measured_after_pause_ns: x.after_pause.and_then(|a| a.1),
             algorithm: in_use.and_then(|(id, _)| {
                 c.algorithms
                     .iter()
@@ -341,6 +343,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             c.note.into_iter().collect()
         };
         notes.push(format!("measured: {}", x.from));
+        notes.extend(x.after_pause_note());
         // Priced where every member pair is of one known class: one host, intra-node.
         let prices = match (&intra, hosts.len()) {
             _ if one_rank => None,

@@ -7,7 +7,7 @@
 use super::common::{msg_bytes, sum, timed, typed_sum, Types};
 use crate::base::funcs;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_Datatype};
-use crate::base::runtime::protect;
+use crate::base::runtime::{protect, COLL_EXITS, THREAD};
 use crate::record::neighbours;
 use crate::record::peers::{classify, comm_id};
 use crate::record::requests::{self, Info, Sample};
@@ -54,14 +54,38 @@ pub(crate) fn reduction(
         let b = bytes();
         let n = comm_size(comm);
         record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
-        // The waits' sample (issue 25).
+        // The waits' sample (issue 25), with the pause before the call.
         if rc == mpi::success() {
+            let pause = pause_since_last(samples::coll_channel(named(comm), func), t0, t1);
             if let Some(k) = number(func, comm) {
-                samples::keep_coll(k, func, n, (b, op()), [t0, t0, t1]);
+                samples::keep_coll(k, func, n, (b, op()), [t0, t0, t1, pause]);
             }
         }
     });
     rc
+}
+
+/// The pause before a blocking collective call entered at `t0`: the ticks since this
+/// thread's last call of the same function on the same communicator (`channel`) left
+/// it, + 1 (0: not known: the first call there, or another channel took its entry since);
+/// the call's exit `t1` is kept for the next. An MPI call whose code has not run for a
+/// while costs more than back to back: on this VM an 8-byte MPI_Send took 43 ns back to
+/// back, 216 ns after 100 µs away from MPI and 1.4 µs after 1 ms (Open MPI vader), where
+/// a raw shared-memory round trip moved from 275 to 306 ns (`bench/after_pause.c`,
+/// `bench/after_pause_raw.c`); and LAMMPS's 16-byte MPI_Allreduce, once per thermo output
+/// 37 ms apart, cost 10 µs though another MPI call had left 12–18 µs before it. The
+/// time split tells those calls apart (`loggp_report::AfterPause`).
+#[inline(always)]
+fn pause_since_last(channel: u64, t0: u64, t1: u64) -> u64 {
+    THREAD.with(|t| {
+        let e = &t.coll_exits[(channel >> 32) as usize % COLL_EXITS];
+        let (key, exit) = e.replace((channel, t1));
+        if key == channel && exit != 0 {
+            t0.saturating_sub(exit) + 1
+        } else {
+            0
+        }
+    })
 }
 
 /// Numbers a collective call among those of its function on its communicator (every

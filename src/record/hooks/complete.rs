@@ -126,7 +126,8 @@ fn sample_completed(
         // each MPI_Start).
         if let Some(n) = s.get() {
             let (f, comm_size) = Sample::coll_of_tag(s.tag);
-            samples::keep_coll(n, f, comm_size, (info.bytes, 0), times);
+            let [entry, wait, exit] = times;
+            samples::keep_coll(n, f, comm_size, (info.bytes, 0), [entry, wait, exit, 0]);
         }
         return None;
     }

@@ -23,9 +23,23 @@ pub(super) struct Ctx {
     pub scale: Scale,
 }
 
-/// Each collective sample to its home rank, which returns the last member's entry and
-/// the largest clock uncertainty among the members (0, 0 where not every member's call
-/// was found, or one was found twice).
+/// What a call's home rank gathers of its members: how many were seen and expected, the
+/// last entry, the largest clock uncertainty, the longest pause + 1, and whether every
+/// member's pause is known.
+#[derive(Default)]
+struct Gathered {
+    seen: u64,
+    expected: u64,
+    last: u64,
+    u: u64,
+    pause: u64,
+    known: bool,
+}
+
+/// Each collective sample to its home rank, which returns the last member's entry, the
+/// largest clock uncertainty among the members, and the longest of the members' pauses
+/// before the call (`hooks::coll::pause_since_last`) + 1 (0 where one is not known): 0, 0, 0 where not every
+/// member's call was found, or one was found twice.
 pub(super) fn collectives(x: &Ctx, coll: &[Coll], m: &mut Measured) {
     let (comm, rank, n, my_u, scale) = (x.comm, x.rank, x.n, x.my_u, x.scale);
     let home = |c: &Coll| (c[0] ^ c[1].wrapping_mul(0x9E37_79B9_7F4A_7C15)) as usize % n;
@@ -36,27 +50,35 @@ pub(super) fn collectives(x: &Ctx, coll: &[Coll], m: &mut Measured) {
             c[1],
             c[2],
             (c[4] >> 32) << 32 | my_u.min(u32::MAX as u64),
+            c[7],
         ]);
     }
     let got = alltoallv(comm, rank, &parts, 1);
-    // (members seen, expected, last entry, largest uncertainty)
-    let mut calls: HashMap<(u64, u64), (u64, u64, u64, u64)> = HashMap::new();
+    let mut calls: HashMap<(u64, u64), Gathered> = HashMap::new();
     for words in &got {
-        for c in words.chunks_exact(4) {
-            let e = calls.entry((c[0], c[1])).or_insert((0, c[3] >> 32, 0, 0));
-            e.0 += 1;
-            e.2 = e.2.max(c[2]);
-            e.3 = e.3.max(c[3] & 0xffff_ffff);
+        for c in words.chunks_exact(5) {
+            let e = calls.entry((c[0], c[1])).or_insert(Gathered {
+                expected: c[3] >> 32,
+                known: true,
+                ..Default::default()
+            });
+            e.seen += 1;
+            e.last = e.last.max(c[2]);
+            e.u = e.u.max(c[3] & 0xffff_ffff);
+            e.pause = e.pause.max(c[4]);
+            e.known &= c[4] != 0;
         }
     }
     let replies: Vec<Vec<u64>> = got
         .iter()
         .map(|words| {
             words
-                .chunks_exact(4)
+                .chunks_exact(5)
                 .flat_map(|c| match calls.get(&(c[0], c[1])) {
-                    Some(&(seen, expected, last, u)) if seen == expected => [last, u],
-                    _ => [0, 0],
+                    Some(g) if g.seen == g.expected => {
+                        [g.last, g.u, if g.known { g.pause } else { 0 }]
+                    }
+                    _ => [0, 0, 0],
                 })
                 .collect()
         })
@@ -66,13 +88,15 @@ pub(super) fn collectives(x: &Ctx, coll: &[Coll], m: &mut Measured) {
     for c in coll {
         let h = home(c);
         let i = next[h];
-        next[h] += 2;
+        next[h] += 3;
         m.sampled_collectives += 1;
-        let (Some(&last), Some(&u)) = (back[h].get(i), back[h].get(i + 1)) else {
+        let (Some(&last), Some(&u), Some(&pause)) =
+            (back[h].get(i), back[h].get(i + 1), back[h].get(i + 2))
+        else {
             continue;
         };
         if last != 0 {
-            take(m, c, last, u + my_u, scale);
+            take(m, c, last, u + my_u, pause, scale);
         }
     }
 }
@@ -123,12 +147,15 @@ pub(super) fn neighbourhoods(x: &Ctx, coll: &[Coll], m: &mut Measured) {
         }
         // Without in-neighbours the call waits for nobody: its own wait's start.
         let last = if sources.is_empty() { c[6] } else { last };
-        take(m, c, last, u + my_u, scale);
+        // A neighbourhood call's pause is not gathered (its members differ per rank).
+        take(m, c, last, u + my_u, 0, scale);
     }
 }
 
-/// One matched collective call: its arrival wait ends at `last` (± `u` ticks).
-fn take(m: &mut Measured, c: &Coll, last: u64, u: u64, (origin, ns0, traced): Scale) {
+/// One matched collective call: its arrival wait ends at `last` (± `u` ticks); `pause`:
+/// the longest of its members' pauses before it, in ticks + 1 (0: not
+/// known).
+fn take(m: &mut Measured, c: &Coll, last: u64, u: u64, pause: u64, (origin, ns0, traced): Scale) {
     let at = |t: f64| (t - origin as f64) * ns0;
     // A nonblocking collective's wait is in the call that completed it: the arrival
     // wait is the part of that call before the last member started the collective.
@@ -145,6 +172,7 @@ fn take(m: &mut Measured, c: &Coll, last: u64, u: u64, (origin, ns0, traced): Sc
         dur: exit - wait,
         ls: bounded(last as f64, wait, exit, u as f64),
         nonblocking,
+        pause: pause.checked_sub(1).map(|p| p as f64),
         ..Default::default()
     };
     m.coll.push(sp);

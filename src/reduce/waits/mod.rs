@@ -31,6 +31,9 @@ struct Split {
     /// The function of the call that waited (point to point: which calls' durations it
     /// stands for, `strata`).
     func: u8,
+    /// A blocking collective call: the longest of its members' pauses since their
+    /// previous call of it on its communicator, in ticks (None: not known).
+    pause: Option<f64>,
 }
 
 type TraceRaw = (u8, u8, f64, f64, u32, u64, u64, f64, f64);

@@ -5,10 +5,10 @@ use super::{Measured, Split};
 use crate::base::funcs;
 use crate::record::samples;
 use loggp_report::bins::size_bin_range;
-use loggp_report::operation_name;
+use loggp_report::{operation_name, PAUSE_NS};
 use loggp_report::{
-    CallWaitBin, Cell, ClassModeSplit, CollectiveSplit, CounterPoint, Mode, PassiveLatency,
-    PeerClass, RankEntry, TimeSplit, TraceEvent, WaitEntry, Waits,
+    AfterPause, CallWaitBin, Cell, ClassModeSplit, CollectiveSplit, CounterPoint, Mode,
+    PassiveLatency, PeerClass, RankEntry, TimeSplit, TraceEvent, WaitEntry, Waits,
 };
 
 /// Ratio estimate of one part: (estimate, 95 % interval) of `total` × Σw·part / Σw·dur
@@ -55,6 +55,37 @@ fn weighted_median(
             at(&upper, 0.5 + half) + u,
         ],
     )
+}
+
+/// A collective row's calls after a pause and the others (`loggp_report::AfterPause`),
+/// of the calls whose pause is known (blocking calls after each member's first on the
+/// channel); None where none is.
+fn after_pause(s: &[Split], u: f64, ns: f64) -> Option<AfterPause> {
+    let pause_ticks = PAUSE_NS / ns;
+    let known = s.iter().filter(|x| x.pause.is_some());
+    let (after, back): (Vec<Split>, Vec<Split>) =
+        known.partition(|x| x.pause.unwrap_or(0.0) >= pause_ticks);
+    if after.is_empty() && back.is_empty() {
+        return None;
+    }
+    let median_of = |calls: &[Split]| -> (Option<f64>, Option<[f64; 2]>) {
+        if calls.is_empty() {
+            return (None, None);
+        }
+        let (m, ci) = median(calls, &cost_part, u);
+        (Some(m * ns), Some(ci.map(|v| v * ns)))
+    };
+    let (a, a_ci) = median_of(&after);
+    let (b, b_ci) = median_of(&back);
+    Some(AfterPause {
+        pause_ns: PAUSE_NS,
+        calls: after.len() as u64,
+        cost_median_ns: a,
+        cost_median_ns_ci: a_ci,
+        calls_back_to_back: back.len() as u64,
+        back_to_back_cost_median_ns: b,
+        back_to_back_cost_median_ns_ci: b_ci,
+    })
 }
 
 /// A collective's per-call cost as the weighted median of its samples (`part`: point,
@@ -292,6 +323,7 @@ pub(crate) fn finish(
                 cost_median_ns_ci: Some(median_ci.map(|v| v * ns)),
                 operation,
                 element_bytes,
+                after_pause: after_pause(s, u, ns),
             }
         })
         .collect();

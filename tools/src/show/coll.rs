@@ -6,18 +6,27 @@ pub fn model_table(r: &Report) -> Option<Table> {
     if r.collective_model.is_empty() {
         return None;
     }
+    // A column for the calls after a pause, where a row has some.
+    let pauses = r
+        .collective_model
+        .iter()
+        .any(|c| c.calls_after_pause.unwrap_or(0) > 0);
+    let mut head = vec![
+        "function",
+        "comm size",
+        "message",
+        "algorithm in use",
+        "predicted",
+        "as entered",
+        "measured",
+    ];
+    if pauses {
+        head.push("after a pause");
+    }
+    head.push("best by the model");
     let mut t = Table::new(
         "Collectives: the LogGP model per algorithm against the measured cost",
-        &[
-            "function",
-            "comm size",
-            "message",
-            "algorithm in use",
-            "predicted",
-            "as entered",
-            "measured",
-            "best by the model",
-        ],
+        &head,
     );
     for c in &r.collective_model {
         let best = match (&c.best, &c.algorithm) {
@@ -30,7 +39,7 @@ pub fn model_table(r: &Report) -> Option<Table> {
             ),
             _ => "-".into(),
         };
-        t.row(vec![
+        let mut row = vec![
             c.function.clone(),
             c.comm_size.to_string(),
             match c.operation.as_deref() {
@@ -49,9 +58,25 @@ pub fn model_table(r: &Report) -> Option<Table> {
             c.predicted_as_entered_ns
                 .map_or("-".into(), |v| fmt_ns(Some(v))),
             fmt_ns_ci(c.measured_ns, c.measured_ns_ci),
-            best,
-        ]);
+        ];
+        if pauses {
+            row.push(match c.calls_after_pause {
+                Some(n) if n > 0 => format!(
+                    "{n} of {} calls, {}",
+                    c.calls_matched,
+                    fmt_ns(c.measured_after_pause_ns)
+                ),
+                _ => "-".into(),
+            });
+        }
+        row.push(best);
+        t.row(row);
     }
-    t.note = Some("predicted: the algorithm's point-to-point schedule simulated with the calibration's LogGP prices (o_s, o_r, g + (s−1)G, end-to-end time, rendezvous), all members entering at once; as entered: the same with each member entering when it did on average (its wait for the last entry, from the time split), timed from the last entry as measured is; measured: see each row's note in the JSON".into());
+    let after = if pauses {
+        format!("; after a pause: the matched calls some member entered at least {:.0} µs after its previous call of the collective, and their median cost, which measured leaves out where 5 or more others came back to back (an MPI call whose code has not run for a while costs more than back to back, where the LogGP parameters are measured)", loggp_report::PAUSE_NS / 1e3)
+    } else {
+        String::new()
+    };
+    t.note = Some(format!("predicted: the algorithm's point-to-point schedule simulated with the calibration's LogGP prices (o_s, o_r, g + (s−1)G, end-to-end time, rendezvous), all members entering at once; as entered: the same with each member entering when it did on average (its wait for the last entry, from the time split), timed from the last entry as measured is; measured: see each row's note in the JSON{after}"));
     Some(t)
 }
