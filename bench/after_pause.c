@@ -1,10 +1,12 @@
 /* What an MPI call costs after a pause away from MPI: rank 0 busy-waits G µs (rdtsc only:
  * no memory traffic, no system call), then sends 8 bytes to rank 1, which waits for it in
- * MPI_Recv and sends it back. Medians over the round trips of each G, all through PMPI_
- * (the shim, if preloaded, sees none of it): rank 0's MPI_Send, the time from rank 0's
- * entry to rank 1's exit from MPI_Recv, rank 1's MPI_Send, and the way back. Pair it with
- * bench/after_pause_raw.c, the same round trip through one shared cache line without MPI.
- * Usage: after_pause [round trips per gap] (the gaps: 0, 50, 100, 200, 500, 1000, 5000 µs). */
+ * MPI_Recv and sends it back. Medians over the round trips of each G: rank 0's send, the
+ * time from rank 0's entry to rank 1's exit from its receive, rank 1's send, and the way
+ * back. Each G runs twice: through PMPI_ (the shim, if preloaded, sees none of it) and
+ * through MPI_ (through the shim, if preloaded: its own cost after a pause, beside the
+ * MPI's). Pair it with bench/after_pause_raw.c, the same round trip through one shared
+ * cache line without MPI. Usage: after_pause [round trips per gap] (the gaps: 0, 50, 100,
+ * 200, 500, 1000, 5000 µs). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,35 +43,39 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 4; k++) v[k] = malloc(n * sizeof(double));
     for (unsigned g = 0; g < sizeof gaps_us / sizeof *gaps_us; g++) {
         unsigned long long gap = (unsigned long long)(gaps_us[g] * 1e3 * ticks_per_ns);
-        PMPI_Barrier(MPI_COMM_WORLD);
-        for (int i = 0; i < n; i++) {
-            if (rank == 0) {
-                unsigned long long s = __rdtsc();
-                while (__rdtsc() - s < gap) {}
-                t[4 * i] = now_ns();
-                PMPI_Send(b, 8, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
-                t[4 * i + 1] = now_ns();
-                PMPI_Recv(b, 8, MPI_CHAR, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                t[4 * i + 2] = now_ns();
-            } else if (rank == 1) {
-                PMPI_Recv(b, 8, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                t[4 * i] = now_ns();
-                PMPI_Send(b, 8, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
-                t[4 * i + 1] = now_ns();
-            }
-        }
-        /* Both ranks read one clock (CLOCK_MONOTONIC, one host). */
-        if (rank == 1) PMPI_Send(t, 4 * n, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
-        if (rank == 0) {
-            PMPI_Recv(u, 4 * n, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int pass = 0; pass < 2; pass++) {
+            int (*snd)(const void *, int, MPI_Datatype, int, int, MPI_Comm) = pass ? MPI_Send : PMPI_Send;
+            int (*rcv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *) = pass ? MPI_Recv : PMPI_Recv;
+            PMPI_Barrier(MPI_COMM_WORLD);
             for (int i = 0; i < n; i++) {
-                v[0][i] = t[4 * i + 1] - t[4 * i];
-                v[1][i] = u[4 * i] - t[4 * i];
-                v[2][i] = u[4 * i + 1] - u[4 * i];
-                v[3][i] = t[4 * i + 2] - u[4 * i];
+                if (rank == 0) {
+                    unsigned long long s = __rdtsc();
+                    while (__rdtsc() - s < gap) {}
+                    t[4 * i] = now_ns();
+                    snd(b, 8, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+                    t[4 * i + 1] = now_ns();
+                    rcv(b, 8, MPI_CHAR, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    t[4 * i + 2] = now_ns();
+                } else if (rank == 1) {
+                    rcv(b, 8, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    t[4 * i] = now_ns();
+                    snd(b, 8, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+                    t[4 * i + 1] = now_ns();
+                }
             }
-            printf("after %5.0f us away from MPI: rank 0's MPI_Send %6.0f ns; to rank 1's MPI_Recv exit %6.0f ns; rank 1's MPI_Send %6.0f ns; back %6.0f ns (medians of %d)\n",
-                   gaps_us[g], median(v[0], n), median(v[1], n), median(v[2], n), median(v[3], n), n);
+            /* Both ranks read one clock (CLOCK_MONOTONIC, one host). */
+            if (rank == 1) PMPI_Send(t, 4 * n, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+            if (rank == 0) {
+                PMPI_Recv(u, 4 * n, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                for (int i = 0; i < n; i++) {
+                    v[0][i] = t[4 * i + 1] - t[4 * i];
+                    v[1][i] = u[4 * i] - t[4 * i];
+                    v[2][i] = u[4 * i + 1] - u[4 * i];
+                    v[3][i] = t[4 * i + 2] - u[4 * i];
+                }
+                printf("after %5.0f us away from MPI, %s: rank 0's send %6.0f ns; to rank 1's receive exit %6.0f ns; rank 1's send %6.0f ns; back %6.0f ns (medians of %d)\n",
+                       gaps_us[g], pass ? "MPI_ " : "PMPI_", median(v[0], n), median(v[1], n), median(v[2], n), median(v[3], n), n);
+            }
         }
     }
     MPI_Finalize();

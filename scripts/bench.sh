@@ -41,13 +41,13 @@ if command -v valgrind >/dev/null 2>&1; then
 else
   echo "== instructions per call: not counted (apt-get install valgrind)"
 fi
-# What a call costs after a pause away from MPI (no shim: the machine's and the MPI's own).
+# What a call costs after a pause away from MPI: the MPI's own (PMPI_) and with the shim (MPI_).
 mpicc.openmpi -O2 -o "$d/ap-openmpi" bench/after_pause.c
 mpicc.mpich -O2 -o "$d/ap-mpich" bench/after_pause.c
 cc -O2 -o "$d/ap-raw" bench/after_pause_raw.c
-echo "== an 8-byte round trip after a pause away from MPI: Open MPI, MPICH, raw shared memory"
-mpirun.openmpi -np 2 "$d/ap-openmpi"
-mpirun.mpich -n 2 "$d/ap-mpich"
+echo "== an 8-byte round trip after a pause away from MPI (PMPI_, and MPI_ through the shim): Open MPI, MPICH, raw shared memory"
+mpirun.openmpi -np 2 -x LD_PRELOAD="$PWD/target/shim/openmpi/libloggp.so" -x LOGGP_VERBOSE=0 -x LOGGP_CALIBRATE=off -x LOGGP_REPORT="$d/ap-o.json" "$d/ap-openmpi"
+mpirun.mpich -n 2 -genv LD_PRELOAD "$PWD/target/shim/mpich/libloggp.so" -genv LOGGP_VERBOSE 0 -genv LOGGP_CALIBRATE off -genv LOGGP_REPORT "$d/ap-m.json" "$d/ap-mpich"
 "$d/ap-raw"
 echo "== loggp show of a 1024-rank report (built from tools/tests/fixtures/openmpi_demo.json)"
 cargo run --release -q -p loggp-tools --example many_ranks -- tools/tests/fixtures/openmpi_demo.json 1024 "$d/r1024.json"

@@ -56,7 +56,7 @@ pub(crate) fn reduction(
         record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
         // The waits' sample (issue 25), with the pause before the call.
         if rc == mpi::success() {
-            let pause = pause_since_last(samples::coll_channel(named(comm), func), t0, t1);
+            let pause = pause_since_last(named(comm), func, t0, t1);
             if let Some(k) = number(func, comm) {
                 samples::keep_coll(k, func, n, (b, op()), [t0, t0, t1, pause]);
             }
@@ -76,9 +76,10 @@ pub(crate) fn reduction(
 /// 37 ms apart, cost 10 µs though another MPI call had left 12–18 µs before it. The
 /// time split tells those calls apart (`loggp_report::AfterPause`).
 #[inline(always)]
-fn pause_since_last(channel: u64, t0: u64, t1: u64) -> u64 {
+fn pause_since_last(comm_id: u64, func: u8, t0: u64, t1: u64) -> u64 {
+    let channel = samples::coll_channel(comm_id, func);
     THREAD.with(|t| {
-        let e = &t.coll_exits[(channel >> 32) as usize % COLL_EXITS];
+        let e = &t.coll_exits[exit_slot(comm_id, func)];
         let (key, exit) = e.replace((channel, t1));
         if key == channel && exit != 0 {
             t0.saturating_sub(exit) + 1
@@ -86,6 +87,16 @@ fn pause_since_last(channel: u64, t0: u64, t1: u64) -> u64 {
             0
         }
     })
+}
+
+/// A channel's entry in `coll_exits`: the communicator's hash (its high bits, the mixed
+/// ones) offset by the function, so that the collectives of one communicator never share
+/// an entry. (Bits 32–36 of the channel, taken first, depend on no bit of the function:
+/// a multiplication carries bits only upward, and every function of a communicator took
+/// one entry, so that a job alternating MPI_Barrier and MPI_Bcast had no pause known.)
+#[inline(always)]
+fn exit_slot(comm_id: u64, func: u8) -> usize {
+    ((comm_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59) as usize + func as usize) % COLL_EXITS
 }
 
 /// Numbers a collective call among those of its function on its communicator (every
@@ -277,3 +288,34 @@ fn times(count: impl Into<i64>, n: i64, dt: MPI_Datatype) -> u64 {
 // The byte rules, in their own file.
 #[path = "coll_bytes.rs"]
 pub(crate) mod bytes;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Calls of collectives that alternate on one communicator each time their pause since
+    /// their own last call; the first call of each has none.
+    #[test]
+    fn alternating_collectives_each_keep_their_pause() {
+        let (barrier, bcast, allreduce) = (1u8, 2u8, 17u8);
+        let comm = 0x1234_5678_9abc_def1;
+        let mut t = 1000;
+        let mut call = |func: u8, pause: u64| {
+            let got = pause_since_last(comm, func, t, t + 10);
+            t += 10 + pause;
+            got
+        };
+        assert_eq!(call(barrier, 100), 0);
+        assert_eq!(call(bcast, 100), 0);
+        assert_eq!(call(allreduce, 100), 0);
+        // Each since its own last exit: two other calls (10 ticks each) and three gaps.
+        assert_eq!(call(barrier, 100), 2 * 10 + 3 * 100 + 1);
+        assert_eq!(call(bcast, 100), 2 * 10 + 3 * 100 + 1);
+        assert_eq!(call(allreduce, 5), 2 * 10 + 3 * 100 + 1);
+        assert_eq!(call(allreduce, 0), 5 + 1);
+        // The functions of one communicator never share an entry.
+        let slots: std::collections::BTreeSet<usize> =
+            (0..COLL_EXITS as u8).map(|f| exit_slot(comm, f)).collect();
+        assert_eq!(slots.len(), COLL_EXITS);
+    }
+}

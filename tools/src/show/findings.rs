@@ -4,7 +4,7 @@
 //! waits (issue 25), the switch advice (`loggp advise`), the calibration's disturbance
 //! and the coverage check.
 use super::*;
-use loggp_report::{TimeSplit, WaitEntry};
+use loggp_report::{CollectiveSplit, TimeSplit, WaitEntry};
 use serde::Serialize;
 
 #[derive(Serialize, Clone, Debug, PartialEq)]
@@ -148,6 +148,83 @@ fn collective_finding(r: &Report, t: &TimeSplit) -> Option<Finding> {
     })
 }
 
+/// A rank's collective calls after a pause (`CollectiveSplit::after_pause`): what they
+/// cost beyond the same calls back to back, over its rows that have both kinds, each row's
+/// sampled calls scaled to all its calls (the cell's count over the members' samples).
+/// The interval takes each row's two medians at their far and near ends.
+fn pause_finding(r: &Report, t: &TimeSplit) -> Option<Finding> {
+    let scale = |c: &CollectiveSplit| {
+        let sampled: u64 = r
+            .waits
+            .collectives
+            .iter()
+            .filter(|o| {
+                (&o.function, o.comm_size, o.size_lo_bytes)
+                    == (&c.function, c.comm_size, c.size_lo_bytes)
+            })
+            .map(|o| o.calls_matched)
+            .sum();
+        let all = r
+            .cells
+            .iter()
+            .find(|x| {
+                x.function == c.function
+                    && x.comm_size == Some(c.comm_size)
+                    && x.size_bin == loggp_report::bins::size_bin(c.size_lo_bytes)
+            })
+            .map_or(0, |x| x.count);
+        if sampled == 0 || all < sampled {
+            1.0
+        } else {
+            all as f64 / sampled as f64
+        }
+    };
+    let mut rows = vec![];
+    for c in r.waits.collectives.iter().filter(|c| c.rank == t.rank) {
+        let Some(a) = &c.after_pause else { continue };
+        let (Some(after), Some(back)) = (a.cost_median_ns, a.back_to_back_cost_median_ns) else {
+            continue;
+        };
+        if a.calls == 0 || after <= back {
+            continue;
+        }
+        let n = a.calls as f64 * scale(c);
+        let [a_lo, a_hi] = a.cost_median_ns_ci.unwrap_or([after, after]);
+        let [b_lo, b_hi] = a.back_to_back_cost_median_ns_ci.unwrap_or([back, back]);
+        let more = [
+            n * (a_lo - b_hi).max(0.0),
+            n * (after - back),
+            n * (a_hi - b_lo),
+        ];
+        rows.push((c, a, after, back, more));
+    }
+    let total = |k: usize| rows.iter().map(|x| x.4[k]).sum::<f64>();
+    let (ns, ci) = (total(1), [total(0), total(2)]);
+    let (c, a, after, back, _) = rows.iter().max_by(|x, y| x.4[1].total_cmp(&y.4[1]))?;
+    Some(Finding {
+        title: format!(
+            "rank {} pays for collective calls after a pause: {} more than the same calls back to back, of its {} in MPI",
+            t.rank,
+            fmt_ns(Some(ns)),
+            fmt_ns(Some(t.time_in_mpi_ns))
+        ),
+        time_ns: Some(ns),
+        time_ns_ci: Some(ci),
+        evidence: format!(
+            "the most: {} on {} ranks, {} B, {} of {} sampled came at least {:.0} µs after a member's previous call of it, at {} each against {} back to back",
+            c.function,
+            c.comm_size,
+            sizes(c.size_lo_bytes, c.size_hi_bytes),
+            a.calls,
+            counted(a.calls + a.calls_back_to_back, "call"),
+            a.pause_ns / 1e3,
+            fmt_ns(Some(*after)),
+            fmt_ns(Some(*back))
+        ),
+        action: "an MPI call whose code has not run for a while costs more, whatever the MPI's settings (`bench/after_pause.c`): fewer such calls pay it less often (e.g. a convergence check every few steps rather than every step)".into(),
+    })
+}
+
 /// The findings, ranked: those with a time at stake first, largest first; at most five.
 pub fn findings(r: &Report) -> Vec<Finding> {
     let mut v: Vec<Finding> = vec![];
@@ -155,6 +232,7 @@ pub fn findings(r: &Report) -> Vec<Finding> {
         v.extend(wait_finding(r, t, "late_sender"));
         v.extend(wait_finding(r, t, "late_receiver"));
         v.extend(collective_finding(r, t));
+        v.extend(pause_finding(r, t));
     }
     let (advice, _) = loggp_model::advise::advise(r, &loggp_model::Settings::for_report(r));
     for a in advice.iter().filter(|a| a.advised) {
@@ -317,5 +395,59 @@ mod tests {
                 "disturbed"
             ]
         );
+    }
+
+    /// Calls after a pause: their median over the back-to-back median, times the calls,
+    /// scaled from the samples to the cell's calls; the interval from the medians' ends.
+    #[test]
+    fn calls_after_a_pause_are_priced_over_back_to_back() {
+        use loggp_report::{AfterPause, Cell, CollectiveSplit, Report, TimeSplit};
+        let mut r = Report::default();
+        r.time_split.push(TimeSplit {
+            rank: 0,
+            time_in_mpi_ns: 1e6,
+            ..Default::default()
+        });
+        for rank in [0, 1] {
+            r.waits.collectives.push(CollectiveSplit {
+                rank,
+                function: "MPI_Allreduce".into(),
+                comm_size: 2,
+                size_lo_bytes: 16,
+                size_hi_bytes: 17,
+                calls_matched: 60,
+                after_pause: Some(AfterPause {
+                    pause_ns: loggp_report::PAUSE_NS,
+                    calls: 20,
+                    cost_median_ns: Some(4000.0),
+                    cost_median_ns_ci: Some([3500.0, 4500.0]),
+                    calls_back_to_back: 40,
+                    back_to_back_cost_median_ns: Some(900.0),
+                    back_to_back_cost_median_ns_ci: Some([800.0, 1000.0]),
+                }),
+                ..Default::default()
+            });
+        }
+        // Both ranks' 120 samples stand for 240 calls: each sample for 2.
+        r.cells.push(Cell {
+            function: "MPI_Allreduce".into(),
+            comm_size: Some(2),
+            size_bin: loggp_report::bins::size_bin(16),
+            count: 240,
+            ..Default::default()
+        });
+        let f = super::pause_finding(&r, &r.time_split[0]).expect("a finding");
+        assert_eq!(f.time_ns, Some(40.0 * 3100.0));
+        assert_eq!(f.time_ns_ci, Some([40.0 * 2500.0, 40.0 * 3700.0]));
+        assert!(f
+            .title
+            .starts_with("rank 0 pays for collective calls after a pause"));
+        // Calls after a pause that cost no more than the others are not a finding.
+        r.waits.collectives[0]
+            .after_pause
+            .as_mut()
+            .unwrap()
+            .cost_median_ns = Some(850.0);
+        assert!(super::pause_finding(&r, &r.time_split[0]).is_none());
     }
 }
