@@ -38,8 +38,8 @@ struct Gathered {
 
 /// Each collective sample to its home rank, which returns the last member's entry, the
 /// largest clock uncertainty among the members, and the longest of the members' pauses
-/// before the call (`hooks::coll::pause_since_last`) + 1 (0 where one is not known): 0, 0, 0 where not every
-/// member's call was found, or one was found twice.
+/// before the call (`hooks::coll::pause_since_last`) + 1 (0 where one is not known):
+/// 0, 0, 0 where not every member's call was found, or one was found twice.
 pub(super) fn collectives(x: &Ctx, coll: &[Coll], m: &mut Measured) {
     let (comm, rank, n, my_u, scale) = (x.comm, x.rank, x.n, x.my_u, x.scale);
     let home = |c: &Coll| (c[0] ^ c[1].wrapping_mul(0x9E37_79B9_7F4A_7C15)) as usize % n;
@@ -153,8 +153,7 @@ pub(super) fn neighbourhoods(x: &Ctx, coll: &[Coll], m: &mut Measured) {
 }
 
 /// One matched collective call: its arrival wait ends at `last` (± `u` ticks); `pause`:
-/// the longest of its members' pauses before it, in ticks + 1 (0: not
-/// known).
+/// the longest of its members' pauses before it, in ticks + 1 (0: not known).
 fn take(m: &mut Measured, c: &Coll, last: u64, u: u64, pause: u64, (origin, ns0, traced): Scale) {
     let at = |t: f64| (t - origin as f64) * ns0;
     // A nonblocking collective's wait is in the call that completed it: the arrival
