@@ -197,10 +197,7 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
             }
             if let Some(a) = &c.after_pause {
                 let (_, worst, _) = x.after_pause.unwrap_or_default();
-                let worst = match (worst, a.cost_median_ns) {
-                    (Some(w), Some(v)) => Some(w.max(v)),
-                    (w, v) => w.or(v),
-                };
+                let worst = worst.into_iter().chain(a.cost_median_ns).reduce(f64::max);
                 x.after_pause = Some((a.calls, worst, a.calls_back_to_back));
             }
         }

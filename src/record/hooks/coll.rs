@@ -56,8 +56,9 @@ pub(crate) fn reduction(
         record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
         // The waits' sample (issue 25), with the pause before the call.
         if rc == mpi::success() {
-            let pause = pause_since_last(named(comm), func, t0, t1);
-            if let Some(k) = number(func, comm) {
+            let id = named(comm);
+            let pause = pause_since_last(id, func, t0, t1);
+            if let Some(k) = number_named(func, comm, id) {
                 samples::keep_coll(k, func, n, (b, op()), [t0, t0, t1, pause]);
             }
         }
@@ -106,7 +107,12 @@ fn exit_slot(comm_id: u64, func: u8) -> usize {
 /// members wait only for their in-neighbours.
 #[inline(always)]
 pub(crate) fn number(func: u8, comm: MPI_Comm) -> Option<(u64, u64, u64)> {
-    let id = named(comm);
+    number_named(func, comm, named(comm))
+}
+
+/// [`number`] of a communicator whose name `id` the caller has (`named`).
+#[inline(always)]
+fn number_named(func: u8, comm: MPI_Comm, id: u64) -> Option<(u64, u64, u64)> {
     if !funcs::is_neighborhood(func) {
         return samples::number_coll(func, id);
     }
