@@ -290,9 +290,19 @@ fn uct_tcp_when_named() {
 
 /// MPICH over UCX restricted to tcp (`UCX_TLS=tcp`), one host: `auto` measures UCT tcp —
 /// the layer this MPI runs over — not the shared memory UCT would otherwise offer; and the
-/// job ends. Without the barrier at the end of the report merge, rank 0 entered
+/// jobs end. Without the barrier at the end of the report merge, rank 0 entered
 /// MPI_Finalize while rank 1 had already closed its UCX endpoints, and MPI_Finalize hung
 /// in every such job (UCX 1.13's tcp transport stops progress too early: openucx/ucx#8738).
+///
+/// MPICH 4.0.2's own Finalize can still hang here, without loggp: its UCX netmod closes
+/// every endpoint and waits for the closes before its PMI barrier, so a rank whose closes
+/// end first stops progressing while a peer's close still waits for its answer. Measured
+/// 2026-11-28 with no shim: 1 of 590 plain init/barrier/finalize jobs of 2 ranks hung;
+/// 10 of 300 with a 50 ms pause before the last barrier; 28 of 300 where rank 1 entered
+/// MPI_Finalize 2 ms after rank 0; 2 of 3 jobs of 3 ranks. With the shim (its Finalize
+/// work is such a pause): 14 of 602. So four jobs run and one may hang, provided its
+/// report was written (the hang is then in the MPI's Finalize, after ours); the old bug
+/// hung all four.
 #[test]
 fn mpich_over_ucx_tcp_measures_uct_tcp_and_finalizes() {
     // A budget of 10 s, as `uct_tcp_when_named` has: UCT tcp over loopback is slow here,
@@ -300,29 +310,36 @@ fn mpich_over_ucx_tcp_measures_uct_tcp_and_finalizes() {
     // default budget stopped the raw set after 1 of 6 passes, as designed ("stopped: the
     // calibration budget was reached"); this test is about which layer is measured and
     // the job's end, not the budget.
-    let r = job(
-        Mpi::Mpich,
-        &[("UCX_TLS", "tcp"), ("LOGGP_CALIBRATE_BUDGET_MS", "10000")],
-        "raw_mpich_ucx_tcp",
-    );
-    let u = uct_set(&r, "mpich UCX_TLS=tcp");
-    assert_eq!(u.tl.as_deref(), Some("tcp"), "{u:?}");
-    assert!(r.mpi_overhead.iter().any(|o| o.transport == "ucx:tcp"));
-    // The hang needed no calibration: two more jobs without it, each given 60 s.
-    let dir = scratch("raw_mpich_ucx_tcp_off");
+    let dir = scratch("raw_mpich_ucx_tcp");
     let prog = compile(Mpi::Mpich, "init_only.c", &[]);
-    for k in 0..2 {
+    let mut hung = Vec::new();
+    let mut reports = Vec::new();
+    // The first job calibrates; the hang needed no calibration: three more without it.
+    for k in 0..4 {
+        let report = dir.join(format!("r{k}.json"));
         let mut run_ = Run::new(2, true)
             .env("UCX_TLS", "tcp")
-            .env("LOGGP_CALIBRATE", "off")
-            .env(
-                "LOGGP_REPORT",
-                dir.join(format!("r{k}.json")).to_str().unwrap(),
-            );
-        run_.timeout_s = 60;
+            .env("LOGGP_REPORT", report.to_str().unwrap());
+        if k == 0 {
+            run_ = run_.env("LOGGP_CALIBRATE_BUDGET_MS", "10000");
+        } else {
+            run_ = run_.env("LOGGP_CALIBRATE", "off");
+            run_.timeout_s = 30;
+        }
         let o = run(Mpi::Mpich, &run_, &prog, &[], &dir);
-        assert!(o.status.success(), "job {k}: {}", stderr(&o));
+        let r = read_report(&report);
+        assert!(r.job.complete, "job {k}: {}", stderr(&o));
+        if !o.status.success() {
+            hung.push(k);
+        }
+        reports.push(r);
     }
+    println!("MPICH UCX_TLS=tcp: jobs that did not end (in MPICH's Finalize): {hung:?} of 4");
+    assert!(hung.len() <= 1, "jobs {hung:?} of 4 did not end");
+    let r = &reports[0];
+    let u = uct_set(r, "mpich UCX_TLS=tcp");
+    assert_eq!(u.tl.as_deref(), Some("tcp"), "{u:?}");
+    assert!(r.mpi_overhead.iter().any(|o| o.transport == "ucx:tcp"));
 }
 
 /// The shim where libuct cannot be loaded (hidden in a private mount namespace), Open
