@@ -31,19 +31,17 @@ fn ends_like_without_shim(mpi: Mpi, how: &str) -> (Vec<loggp_report::Report>, Op
     (p, shim.0)
 }
 
+/// A run's exit status and its stderr.
+type Ended = (Option<i32>, String);
+
 /// Runs `faults <how>` without and with the shim (scratch directory suffixed `round`): no
 /// hang, no complete report, and the partial reports that exist are valid JSON marked
 /// incomplete. Returns them and each run's exit status (with the shim run's stderr).
-#[allow(clippy::type_complexity)]
 fn ends_with_statuses(
     mpi: Mpi,
     how: &str,
     round: &str,
-) -> (
-    Vec<loggp_report::Report>,
-    (Option<i32>, String),
-    (Option<i32>, String),
-) {
+) -> (Vec<loggp_report::Report>, Ended, Ended) {
     let dir = scratch(&format!("faults_{how}_{}{round}", mpi.name()));
     let prog = compile(mpi, "faults.c", &[]);
     let mut plain_run = Run::new(2, false);

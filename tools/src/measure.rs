@@ -272,6 +272,8 @@ fn one(
         .unwrap_or(la);
     let passes = sa.passes.unwrap_or(0).min(sb.passes.unwrap_or(0)) as usize;
     let (mut saving, mut per_pass) = (0.0, vec![0.0; passes]);
+    // Whether each pass priced a message at all (its saving is then a sum, not a default).
+    let mut pass_priced = vec![false; passes];
     // Per priced message, summed: the job's own cost, A's and B's round trips at the job's
     // level (see `protocol_alone`).
     let mut sums = Sums::default();
@@ -296,6 +298,7 @@ fn one(
             {
                 let now = own.as_ref().map_or(ra * lj / lka, |v| v[i]);
                 *v += b.count as f64 * (now - rb * lj / lkb);
+                pass_priced[k] = true;
             }
         }
     }
@@ -321,7 +324,7 @@ fn one(
     // MPICH pairs of one fresh-clone run (90.9 ms in [90.9 … 283.0]) while their reruns
     // saved 325–411 ms.
     per_pass.sort_by(f64::total_cmp);
-    if per_pass.iter().all(|&v| v != 0.0) {
+    if pass_priced.iter().all(|&p| p) {
         saving = median(&per_pass).unwrap_or(saving);
     }
     m.predicted_saving_ns = Some(saving);
