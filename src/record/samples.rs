@@ -17,7 +17,7 @@
 //! of 10^7 messages keeps about 640.
 //!
 //! Memory: a fixed buffer of [`P2P_CAP`] point-to-point and [`COLL_CAP`] collective
-//! samples (3.97 MiB together) whatever the job's length; when it is full, later samples
+//! samples (4 MiB together) whatever the job's length; when it is full, later samples
 //! are counted as dropped and the report says so. The channel counters are a table of
 //! [`CHANNELS`] per thread slot (16 KiB each, touched by threads that send), written
 //! only by their own thread: plain loads and stores on the hot path.
@@ -25,7 +25,9 @@ use crate::base::runtime::map_zeroed;
 use crate::record::stats::slot_index;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
 
-pub const P2P_CAP: usize = 45_056;
+/// 40 960 point-to-point samples of 10 words: the memory of 45 056 of 9 before each kept
+/// its polls' time (`poll_word`), within issue 25's bound of 4 MiB with the collectives'.
+pub const P2P_CAP: usize = 40_960;
 /// 14 336 collective samples of 8 words: the memory of 16 384 of 7 before each kept
 /// its pause (issue 25's bound, 4 MiB, holds).
 pub const COLL_CAP: usize = 14_336;
@@ -35,16 +37,43 @@ const PROBE: usize = 8;
 const KEEP_ALL: u64 = 64;
 
 /// Words of a point-to-point sample.
-pub const P2P_WORDS: usize = 9;
+pub const P2P_WORDS: usize = 10;
 /// Words of a collective sample.
 pub const COLL_WORDS: usize = 8;
 
 /// One end of a sampled message, as exchanged at MPI_Finalize: `[channel, seq, bytes,
-/// start, wait, end, meta, peer, call site]`. Sender: start = wait = the send call's entry, end its
+/// start, wait, end, meta, peer, call site, polls]`. Sender: start = wait = the send call's entry, end its
 /// exit. Receiver: start = the receive's post, wait = the entry of the call that waited
 /// for it, end = its completion. `meta` = stride | side << 32 | class << 40 | func << 48
 /// | mode << 56 (func: the call that completed it; mode: the message's, as started).
+/// `polls`: where the wait began at the first of some Test calls that polled for it, the
+/// time inside MPI of the span (`poll_word`), else 0.
 pub type P2p = [u64; P2P_WORDS];
+
+/// The ticks a saturated half of a [`poll_word`] holds: the span's calls are not known.
+pub const POLL_SATURATED: u64 = u32::MAX as u64;
+
+/// A polled span's calls (`polls_ticks`: the earlier polls' time inside MPI, the Test
+/// calls that completed nothing; `t0`, `t1`: the completing call's entry and exit) in one
+/// word: the polls in the low 32 bits, the completing call in the high 32, each capped
+/// at [`POLL_SATURATED`] (1.6 s at 2.6 GHz). 0 where nothing polled before the call.
+/// Why: between polls the program runs its loop (MPICH's MPI_Test took 57 % of a
+/// polling loop's time here), so the span from the first poll overstates the calls'
+/// time; the split needs the time inside MPI, and which of it went before the send began.
+#[inline(always)]
+pub fn poll_word(polls_ticks: u64, t0: u64, t1: u64) -> u64 {
+    if polls_ticks == 0 {
+        return 0;
+    }
+    polls_ticks.min(POLL_SATURATED) | t1.wrapping_sub(t0).min(POLL_SATURATED) << 32
+}
+
+/// The (earlier polls, completing call) ticks of a [`poll_word`]; None where nothing
+/// polled or either half is saturated.
+pub fn poll_parts(word: u64) -> Option<(u64, u64)> {
+    let (p, c) = (word & POLL_SATURATED, word >> 32);
+    (word != 0 && p < POLL_SATURATED && c < POLL_SATURATED).then_some((p, c))
+}
 /// A sampled collective call: `[key, seq, entry, exit, stride | comm_size << 32,
 /// bytes | op << 48 | func << 56, wait, pause]` (bytes below 2^48, `op` see
 /// [`op_meta`]). Blocking: entry = wait = the call's entry, exit its exit, pause = the
@@ -286,6 +315,7 @@ pub fn keep(
     class: u8,
     bytes: u64,
     times: [u64; 3],
+    polls: u64,
 ) -> Option<usize> {
     let meta =
         stride | side << 32 | (class as u64) << 40 | (func as u64) << 48 | (mode as u64) << 56;
@@ -303,6 +333,7 @@ pub fn keep(
             meta,
             peer as u64,
             crate::base::runtime::call_site() as u64,
+            polls,
         ] as P2p,
     )
 }
@@ -341,7 +372,7 @@ pub fn keep_blocking(
     let mode = crate::base::funcs::FUNC_MODES
         .get(func as usize)
         .map_or(0, |m| *m as u8);
-    let _ = keep(n, side, peer, (func, mode), class, bytes, times);
+    let _ = keep(n, side, peer, (func, mode), class, bytes, times, 0);
 }
 
 /// Numbers a collective call on its communicator; (channel, k, stride) when it is kept.

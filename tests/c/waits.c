@@ -80,6 +80,33 @@ static int cmp(const void *a, const void *b) {
 #define N 200
 #define BYTES 65536
 
+/* A polled receive's polls (late_sender_test, late_sender_testany): every 16th poll
+ * that completed nothing, as (its exit, the time of the call's polls that completed
+ * nothing up to it), ns on this rank's clock, then the completing poll's entry with
+ * their whole time; so that, once the sends' start times arrive, the polls' time before
+ * each send began is known (within 16 polls' spread). */
+static double *ck_t, *ck_cum;
+static int ck_n, ck_cap;
+static void ck_push(double t, double cum) {
+  if (ck_n == ck_cap) {
+    ck_cap = ck_cap ? 2 * ck_cap : 1 << 16;
+    ck_t = realloc(ck_t, ck_cap * sizeof(double));
+    ck_cum = realloc(ck_cum, ck_cap * sizeof(double));
+  }
+  ck_t[ck_n] = t;
+  ck_cum[ck_n++] = cum;
+}
+
+/* The polls' time up to `t` among checkpoints [from, to): the polls taken as spread
+ * evenly between two checkpoints. */
+static double ck_at(int from, int to, double t) {
+  if (t <= ck_t[from]) return 0;
+  for (int j = from; j + 1 < to; j++)
+    if (t < ck_t[j + 1])
+      return ck_cum[j] + (ck_cum[j + 1] - ck_cum[j]) * (t - ck_t[j]) / (ck_t[j + 1] - ck_t[j]);
+  return ck_cum[to - 1];
+}
+
 int main(int argc, char **argv) {
   int rank, size;
   MPI_Init(&argc, &argv);
@@ -125,6 +152,8 @@ int main(int argc, char **argv) {
       else
         MPI_Recv_init(buf, BYTES, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &prq);
     }
+    int *ck_from = calloc(n_calls + 1, sizeof(int));
+    double polls_ns = 0;
     for (int i = 0; i < n_calls && rank < 2; i++) {
       int sender = late_send ? rank == 1 : rank == 0;
       MPI_Request rq;
@@ -142,13 +171,23 @@ int main(int argc, char **argv) {
         MPI_Isend(buf, BYTES, MPI_BYTE, 1 - rank, 7, MPI_COMM_WORLD, &rq);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
       } else if (test || testany) {
-        int flag = 0, idx = -1;
+        int flag = 0, idx = -1, k = 0;
+        double cum = 0;
+        ck_from[i] = ck_n;
+        ck_push(in[i], 0);
         while (!flag) {
+          double a = now_ns();
           if (test)
             MPI_Test(&rq, &flag, &st);
           else
             MPI_Testany(1, &rq, &idx, &flag, &st);
+          if (!flag) {
+            cum += now_ns() - a;
+            if (++k % 16 == 0) ck_push(now_ns(), cum);
+          } else
+            ck_push(a, cum);
         }
+        polls_ns += cum;
       } else if (nb) {
         MPI_Wait(&rq, &st);
       } else if (mprobe && !sender) {
@@ -201,6 +240,26 @@ int main(int argc, char **argv) {
         cost += out[i] - in[i] - (w > 0 ? w : 0);
       }
       printf("TRUTH %s_ns %.0f\n", late_send ? "late_sender" : c, wait);
+      /* A polled receive: the share of its polls' time (those that completed nothing)
+       * that went before the send began, and the sends that began after the completing
+       * poll's entry, whose wait the completing call holds (on 2 cores rank 0 can be
+       * preempted inside it while rank 1 sends). */
+      if (test || testany) {
+        double before = 0, in_completing = 0;
+        int after_entry = 0;
+        for (int i = 0; i < n_calls; i++) {
+          int to = i + 1 < n_calls ? ck_from[i + 1] : ck_n;
+          before += ck_at(ck_from[i], to, other[i]);
+          /* A send that began inside the completing poll (rank 0 preempted in it). */
+          if (other[i] > ck_t[to - 1]) {
+            after_entry++;
+            in_completing += (other[i] < out[i] ? other[i] : out[i]) - ck_t[to - 1];
+          }
+        }
+        printf("TRUTH polls_before_send_share %.6f\n", polls_ns > 0 ? before / polls_ns : 0);
+        printf("TRUTH sends_after_completing_entry %d\n", after_entry);
+        printf("TRUTH wait_in_completing_poll_ns %.0f\n", in_completing);
+      }
       /* The rest of rank 0's calls: what the messages themselves took. */
       printf("TRUTH cost_ns %.0f\n", cost);
       /* Late sender: from the send's entry to the receive's exit, the message's own time
@@ -213,6 +272,7 @@ int main(int argc, char **argv) {
       }
     }
     free(other);
+    free(ck_from);
   } else if (!strcmp(c, "coll_skew") || !strcmp(c, "coll_even") || !strcmp(c, "nbr_skew")) {
     /* Truth: the part of each call before the last member entered (nbr_skew: the last of
      * the rank's in-neighbours; rank 0's is rank 1), and the rest. */

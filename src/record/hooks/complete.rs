@@ -8,7 +8,7 @@ use crate::base::runtime::{protect, THREAD};
 use crate::record::peers::{classify, comm_id, world};
 use crate::record::progress::CURRENT_REQUEST;
 use crate::record::requests::{self, Info, Sample};
-use crate::record::samples::{self, SIDE_RECV, SIDE_SEND};
+use crate::record::samples::{self, poll_word, SIDE_RECV, SIDE_SEND};
 use crate::record::stats::{record, this_slot, Slot, SCRATCH_HANDLES};
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
@@ -49,14 +49,15 @@ impl Together {
     }
 }
 
-/// One tracked request completed at `t_done` by the call `func` entered at `t_wait`; `st`
-/// is its status when visible (else null). Returns what it was, for attributing the
+/// One tracked request completed at `t_done` by the call `func`, waited for from
+/// `t_wait` (its entry, or the first poll's: `polls` from `samples::poll_word`); `st` is
+/// its status when visible (else null). Returns what it was, for attributing the
 /// completing call.
 #[inline(always)]
 fn complete(
     bits: u64,
     st: *const MPI_Status,
-    (func, t_wait, t_done): (u8, u64, u64),
+    (func, t_wait, t_done, polls): (u8, u64, u64, u64),
     together: Option<&mut Together>,
 ) -> Option<Info> {
     let info = requests::complete(bits)?;
@@ -95,7 +96,7 @@ fn complete(
     );
     if !cancelled {
         let times = [info.start_ticks, t_wait, t_done];
-        let kept = sample_completed(&info, class, peer, st, times, func);
+        let kept = sample_completed(&info, class, peer, st, (times, polls), func);
         if let Some(t) = together {
             t.ends += u64::from(info.mode != Mode::Collective && peer >= 0);
             t.kept(kept);
@@ -117,7 +118,7 @@ fn sample_completed(
     class: PeerClass,
     peer: i32,
     st: *const MPI_Status,
-    times: [u64; 3],
+    (times, polls): ([u64; 3], u64),
     func: u8,
 ) -> Option<usize> {
     let s = info.sample;
@@ -133,11 +134,12 @@ fn sample_completed(
     }
     let recv = matches!(info.mode, Mode::Irecv | Mode::Mrecv);
     let side = if recv { SIDE_RECV } else { SIDE_SEND };
-    // An MPI_Imrecv's message waited from the probe that matched it (its start).
-    let times = if info.mode == Mode::Mrecv {
-        [times[0], times[0], times[2]]
+    // An MPI_Imrecv's message waited from the probe that matched it (its start), not
+    // from the polls of its request.
+    let (times, polls) = if info.mode == Mode::Mrecv {
+        ([times[0], times[0], times[2]], 0)
     } else {
-        times
+        (times, polls)
     };
     let numbered = if s.seq == Sample::AT_COMPLETION {
         if st.is_null() || peer < 0 {
@@ -161,6 +163,7 @@ fn sample_completed(
         class as u8,
         info.bytes,
         times,
+        polls,
     )
 }
 
@@ -281,7 +284,12 @@ pub(crate) fn wait_one(
         let done = flag.is_null() || unsafe { *flag } != 0;
         let (since, polls) = polled_since(|| request, done, t0, t1);
         let info = if done && request != mpi::request_null().bits() {
-            complete(request, st, (func, since, t1), None)
+            complete(
+                request,
+                st,
+                (func, since, t1, poll_word(polls, t0, t1)),
+                None,
+            )
         } else {
             None
         };
@@ -380,7 +388,7 @@ pub(crate) fn wait_all(
             let mut together = Together::default();
             for i in 0..count.max(0) as usize {
                 if let Some(bits) = n.get(i) {
-                    let times = (func, since, t1);
+                    let times = (func, since, t1, poll_word(polls, t0, t1));
                     if let Some(info) =
                         complete(bits, nth_status(statuses, i), times, Some(&mut together))
                     {
@@ -428,7 +436,7 @@ pub(crate) fn wait_any(
         let mut info = None;
         if completed {
             if let Some(bits) = n.get(idx as usize) {
-                info = complete(bits, st, (func, since, t1), None);
+                info = complete(bits, st, (func, since, t1, poll_word(polls, t0, t1)), None);
             }
         }
         record_one_completion(func, info, (t0, t1), polls);
@@ -472,7 +480,7 @@ pub(crate) fn wait_some(
             for j in 0..out as usize {
                 let i = unsafe { *indices.add(j) } - index_base;
                 if let Some(bits) = n.get(i.max(0) as usize) {
-                    let times = (func, since, t1);
+                    let times = (func, since, t1, poll_word(polls, t0, t1));
                     if let Some(info) =
                         complete(bits, nth_status(statuses, j), times, Some(&mut together))
                     {

@@ -211,6 +211,7 @@ pub(crate) fn mrecv(
                         class as u8,
                         size,
                         [i.start_ticks, i.start_ticks, t1],
+                        0,
                     );
                 }
             }
