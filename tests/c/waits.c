@@ -8,7 +8,7 @@
  * late_sender_imrecv: the same with MPI_Imrecv and MPI_Wait in place of MPI_Mrecv.
  * late_receiver: rank 0 sends 200 x 64 KiB; rank 1 computes D before each receive.
  * late_receiver_rare: rank 0 sends 3000 x 64 KiB; rank 1 computes D before every
- *                100th receive only (a rare long wait among many short calls).
+ *                50th receive only (a rare long wait among many short calls).
  * coll_skew:     rank k enters each of 100 MPI_Allreduce (8 B) k*D late.
  * coll_even:     the same 100 MPI_Allreduce, every rank on time.
  * coll_split:    4 ranks split into two communicators, {0, 1} and {2, 3}; in each, the
@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
       int sender = late_send ? rank == 1 : rank == 0;
       MPI_Request rq;
       MPI_Status st;
-      if (rank == 1 && (often ? i % 5 < 3 : !rare || i % 100 == 99)) compute(d, 0);
+      if (rank == 1 && (often ? i % 5 < 3 : !rare || i % 50 == 49)) compute(d, 0);
       if (persistent && !sender) MPI_Start(&prq);
       if (nb && !sender)
         MPI_Irecv(buf, BYTES, MPI_BYTE, any ? MPI_ANY_SOURCE : 1 - rank, any ? MPI_ANY_TAG : 7,
