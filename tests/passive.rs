@@ -293,6 +293,12 @@ fn four_ranks_learn_every_pair() {
 /// established. There the formula may not be below the call, and may exceed it by at most
 /// max(80 ns, 30 % of the call).
 ///
+/// Open MPI's vader from 257 B (its copy path, past the 256 B switch) is held the same
+/// way: its formula sat 28, 40, 55, 66, 79, 134, 139 and 148 ns above calls of 737–803
+/// ns in eight jobs (2026-11-28/29, two of them fresh-clone CI runs that failed at 15 %),
+/// never below; the same jobs' 1–256 B points were 16–23 ns above calls of 113–120 ns.
+/// Like MPICH's am_bcopy range, time the send costs outside its own call.
+///
 /// Above the call, two clock reads more are allowed (the job's `read_floor_ns`): on the
 /// Intel Xeon VM of 2026-11-26 (rdtsc 19–52 ns, calls of 1–256 B 184–304 ns under Open
 /// MPI) the formula sat −16 to 45 ns above the calls over 25 jobs, median about 22 ns,
@@ -316,7 +322,7 @@ fn active_o_s_is_the_send_calls_own_duration() {
         let ranges: &[(u64, u64, f64, f64)] = if mpi.name() == "mpich" {
             &[(1, 91, 0.15, 20.0), (257, 2048, 0.30, 80.0)]
         } else {
-            &[(1, 256, 0.15, 20.0), (257, 2048, 0.15, 20.0)]
+            &[(1, 256, 0.15, 20.0), (257, 2048, 0.30, 80.0)]
         };
         for &(lo, hi, share, at_least_ns) in ranges {
             let pairs: Vec<(f64, f64)> = r

@@ -513,20 +513,36 @@ mod tests {
         assert!(hi_old - lo_old > 0.9 * truth, "[{lo_old}, {hi_old}]");
     }
 
+    /// 2^21 ns, an octave's edge.
+    const EDGE: f64 = (1u64 << 21) as f64;
+
+    /// 1000 sends of 10 µs (100 sampled, each standing for 10) and `below` and `above`
+    /// sends of 0.98 and 1.02 × [`EDGE`] that each waited all but 10 µs: (cells, their
+    /// time, the short sends' samples, the long sends' wait).
+    fn around_an_edge(below: u64, above: u64) -> ([Cell; 3], f64, Vec<Split>, f64) {
+        let (b, a) = (below as f64, above as f64);
+        let cells = [
+            cell("MPI_Send", 1000, 10e3),
+            cell("MPI_Send", below, 0.98 * EDGE),
+            cell("MPI_Send", above, 1.02 * EDGE),
+        ];
+        let total = 1000.0 * 10e3 + b * 0.98 * EDGE + a * 1.02 * EDGE;
+        let s: Vec<Split> = (0..100).map(|_| call(10.0, 10e3, 0.0)).collect();
+        let truth = b * (0.98 * EDGE - 10e3) + a * (1.02 * EDGE - 10e3);
+        (cells, total, s, truth)
+    }
+
+    /// A sampled long send of `k` × [`EDGE`] that waited all but 10 µs, weight `w`.
+    fn waited(w: f64, k: f64) -> Split {
+        call(w, k * EDGE, k * EDGE - 10e3)
+    }
+
     /// Calls of one kind either side of an octave's edge: the samples on one side, most
     /// of the time on the other. The stratum without samples joins its neighbour.
     #[test]
     fn calls_either_side_of_an_octave_edge_are_one_stratum() {
-        let edge = (1u64 << 21) as f64;
-        let cells = [
-            cell("MPI_Send", 1000, 10e3),
-            cell("MPI_Send", 28, 0.98 * edge),
-            cell("MPI_Send", 2, 1.02 * edge),
-        ];
-        let total = 1000.0 * 10e3 + 28.0 * 0.98 * edge + 2.0 * 1.02 * edge;
-        let mut s: Vec<Split> = (0..100).map(|_| call(10.0, 10e3, 0.0)).collect();
-        s.extend((0..2).map(|_| call(1.0, 1.02 * edge, 1.02 * edge - 10e3)));
-        let truth = 28.0 * (0.98 * edge - 10e3) + 2.0 * (1.02 * edge - 10e3);
+        let (cells, total, mut s, truth) = around_an_edge(28, 2);
+        s.extend((0..2).map(|_| waited(1.0, 1.02)));
         let st = Stratified::new(&Strata::of(&cells).scaled_to(total), &s, 1.0);
         assert_eq!(st.unsampled_ns, 0.0);
         let (lr, _) = st.estimate(&|x| x.lr);
@@ -595,17 +611,9 @@ mod tests {
     /// all of it); joined, the two samples give the ratio and its spread.
     #[test]
     fn strata_of_one_sample_either_side_of_an_edge_join() {
-        let edge = (1u64 << 21) as f64;
-        let cells = [
-            cell("MPI_Send", 1000, 10e3),
-            cell("MPI_Send", 40, 0.98 * edge),
-            cell("MPI_Send", 20, 1.02 * edge),
-        ];
-        let total = 1000.0 * 10e3 + 40.0 * 0.98 * edge + 20.0 * 1.02 * edge;
-        let mut s: Vec<Split> = (0..100).map(|_| call(10.0, 10e3, 0.0)).collect();
-        s.push(call(20.0, 0.98 * edge, 0.98 * edge - 10e3));
-        s.push(call(20.0, 1.02 * edge, 1.02 * edge - 10e3));
-        let truth = 40.0 * (0.98 * edge - 10e3) + 20.0 * (1.02 * edge - 10e3);
+        let (cells, total, mut s, truth) = around_an_edge(40, 20);
+        s.push(waited(20.0, 0.98));
+        s.push(waited(20.0, 1.02));
         let st = Stratified::new(&Strata::of(&cells).scaled_to(total), &s, 1.0);
         let (lr, ci) = st.estimate(&|x| x.lr);
         let [lo, hi] = ci.unwrap();
