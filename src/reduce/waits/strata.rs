@@ -235,7 +235,7 @@ pub(super) fn ratio_part_of(
 /// The samples divided among the strata, and what is left to the ratio of the rest.
 pub(super) struct Stratified<'a> {
     /// (measured ns, calls, the stratum's samples).
-    strata: Vec<(f64, f64, Vec<&'a Split>)>,
+    strata: Vec<Cut<'a>>,
     /// The time split by the rest's ratio: spanning calls and strata without samples.
     rest_ns: f64,
     /// The samples of no measured stratum (polled spans), else all samples.
@@ -249,10 +249,28 @@ pub(super) struct Stratified<'a> {
     ns: f64,
 }
 
+/// A stratum's (measured ns, calls, samples).
+type Cut<'a> = (f64, f64, Vec<&'a Split>);
+
+/// Whether a stratum's samples can split it: a stratum whose samples have no duration
+/// cannot be split by them either.
+fn usable(s: &Cut) -> bool {
+    s.2.iter().map(|x| x.w * x.dur).sum::<f64>() > 0.0
+}
+
+/// The stratum an octave beside stratum `i` (`keys`: the strata's octaves) that its
+/// samples can split, the one with more time where both can.
+fn neighbour(by: &[Cut], keys: &[i32], i: usize) -> Option<usize> {
+    [i.wrapping_sub(1), i + 1]
+        .into_iter()
+        .filter(|&j| j < by.len() && keys[j].abs_diff(keys[i]) == 1 && usable(&by[j]))
+        .max_by(|&a, &b| by[a].0.total_cmp(&by[b].0))
+}
+
 impl<'a> Stratified<'a> {
     /// `ns`: ns per tick (a sample's duration is in ticks).
     pub(super) fn new(strata: &Strata, samples: &'a [Split], ns: f64) -> Stratified<'a> {
-        let mut by: Vec<(f64, f64, Vec<&Split>)> = strata
+        let mut by: Vec<Cut> = strata
             .by_octave
             .iter()
             .map(|&(_, t, n)| (t, n, vec![]))
@@ -270,9 +288,7 @@ impl<'a> Stratified<'a> {
                 None => orphans.push(x),
             }
         }
-        // A stratum whose samples have no duration cannot be split by them either.
-        let usable =
-            |s: &(f64, f64, Vec<&Split>)| s.2.iter().map(|x| x.w * x.dur).sum::<f64>() > 0.0;
+
         // One without samples next to one with them (an octave apart) joins it: calls of
         // one kind straddle an octave's edge (2 ms delays with their transfers took
         // 2.0–2.1 ms, either side of 2^21 ns, and in a CI run the kept ones fell on one
@@ -283,12 +299,7 @@ impl<'a> Stratified<'a> {
             if usable(&by[i]) {
                 continue;
             }
-            let next = |j: usize| keys[j].abs_diff(keys[i]) == 1 && usable(&by[j]);
-            let to = [i.wrapping_sub(1), i + 1]
-                .into_iter()
-                .filter(|&j| j < by.len() && next(j))
-                .max_by(|&a, &b| by[a].0.total_cmp(&by[b].0));
-            if let Some(j) = to {
+            if let Some(j) = neighbour(&by, &keys, i) {
                 by[j].0 += by[i].0;
                 by[j].1 += by[i].1;
                 by[i].0 = 0.0;
@@ -304,12 +315,7 @@ impl<'a> Stratified<'a> {
             if by[i].2.len() != 1 || by[i].1 <= 1.5 {
                 continue;
             }
-            let next = |j: usize| j != i && keys[j].abs_diff(keys[i]) == 1 && usable(&by[j]);
-            let to = [i.wrapping_sub(1), i + 1]
-                .into_iter()
-                .filter(|&j| j < by.len() && next(j))
-                .max_by(|&a, &b| by[a].0.total_cmp(&by[b].0));
-            if let Some(j) = to {
+            if let Some(j) = neighbour(&by, &keys, i) {
                 let (t, n, moved) = std::mem::take(&mut by[i]);
                 by[j].0 += t;
                 by[j].1 += n;
