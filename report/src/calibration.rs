@@ -191,6 +191,13 @@ pub struct Point {
     /// At 1, 4, 16, 64, 256 and 1024 B; absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exchange_persistent_ns: Option<f64>,
+    /// The isolated exchange: as `exchange_ns`, but each exchange right after a 0-byte
+    /// one, timed from its end, so that both ranks start it together (a collective's
+    /// step after its members met, or with a new partner). Back to back, the two sides
+    /// of a train run out of step and each exchange costs up to 1.3 × more. The median
+    /// over passes of each pass's mean; absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange_isolated_ns: Option<f64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

@@ -51,9 +51,16 @@ pub struct Mux {
 
 impl Mux {
     /// `modes`: the indices into `MODES` to open, in that order.
-    pub fn new(comm: MPI_Comm, peer: u32, max_size: usize, modes: &[usize]) -> Mux {
+    /// `same_host`: the peer runs on this host.
+    pub fn new(
+        comm: MPI_Comm,
+        peer: u32,
+        max_size: usize,
+        modes: &[usize],
+        same_host: bool,
+    ) -> Mux {
         Mux {
-            mpi: MpiTransport::new(comm, peer, max_size),
+            mpi: MpiTransport::new(comm, peer, max_size, same_host),
             raws: vec![],
             chans: modes
                 .iter()
@@ -130,6 +137,9 @@ impl Transport for Mux {
     }
     fn exchange(&mut self, size: usize) -> bool {
         self.t().exchange(size)
+    }
+    fn shares_clock(&self) -> bool {
+        matches!(self.chans.get(self.cur), Some(Chan::Mpi(_))) && self.mpi.shares_clock()
     }
     fn exchange_refill(&mut self, size: usize) -> bool {
         self.t().exchange_refill(size)
@@ -238,7 +248,7 @@ pub fn serve_pair(comm: MPI_Comm, peer: u32, max_size: usize, same_host: bool) {
             }
             SERVE => {
                 let modes: Vec<usize> = (0..MODES.len()).filter(|m| w[1] >> m & 1 == 1).collect();
-                let mut mux = Mux::new(comm, peer, max_size, &modes);
+                let mut mux = Mux::new(comm, peer, max_size, &modes, same_host);
                 for r in raws.drain(..) {
                     mux.add_raw(r);
                 }

@@ -123,6 +123,7 @@ pub fn point(p: &PointTicks, n: u64, k: f64) -> Point {
         exchange_reps_ns: all(&p.exchange_samples),
         exchange_refill_ns: p.refill.map(|x| x.median * k),
         exchange_persistent_ns: p.persistent.map(|x| x.median * k),
+        exchange_isolated_ns: p.isolated.map(|x| x.median * k),
     }
 }
 

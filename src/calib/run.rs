@@ -245,13 +245,12 @@ fn drive_pair(
     let modes: Vec<usize> = (0..MODES.len())
         .filter(|&m| plan.modes.iter().any(|x| x == MODES[m]))
         .collect();
-    let mut mux = Mux::new(plan.comm, peer, plan.max_size, &modes);
+    let same_host = class == PeerClass::IntraNode;
+    let mut mux = Mux::new(plan.comm, peer, plan.max_size, &modes, same_host);
     let mut names: Vec<String> = modes.iter().map(|&m| MODES[m].to_string()).collect();
     // The raw transports: connected first, measured with MPI in the same passes.
     let mut raws: Vec<(RawResult, Option<usize>)> = vec![];
-    for (name, how) in
-        crate::calib::transports::plan(plan.raw, class == PeerClass::IntraNode, plan.mpi_over_ucx())
-    {
+    for (name, how) in crate::calib::transports::plan(plan.raw, same_host, plan.mpi_over_ucx()) {
         let mut r = RawResult {
             transport: name,
             ..Default::default()

@@ -481,4 +481,6 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
 }
 
 #[cfg(test)]
+mod exchange_tests;
+#[cfg(test)]
 mod tests;

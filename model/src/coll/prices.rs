@@ -5,9 +5,9 @@ use loggp_report::CalibrationSet;
 
 /// One peer class's prices, from its calibration set.
 pub(super) struct Prices<'a> {
-    /// (size, end-to-end, o_s, o_r, gap, exchange or NaN, refill exchange or NaN), ns, by
-    /// size, smoothed.
-    points: Vec<[f64; 8]>,
+    /// (size, end-to-end, o_s, o_r, gap, exchange, refill exchange, persistent exchange,
+    /// isolated exchange; the exchanges NaN where not measured), ns, by size, smoothed.
+    points: Vec<[f64; 9]>,
     set: &'a CalibrationSet,
     /// The values `without_spikes` replaced, said in each row's note: "o_s at 4096 B:
     /// 229202 → 820 ns".
@@ -52,7 +52,7 @@ fn without_spikes(size: &[f64], v: &[f64]) -> (Vec<f64>, Vec<usize>) {
 
 impl<'a> Prices<'a> {
     pub(super) fn of(set: &'a CalibrationSet) -> Option<Self> {
-        let mut points: Vec<[f64; 8]> = set
+        let mut points: Vec<[f64; 9]> = set
             .points
             .iter()
             .filter_map(|p| {
@@ -65,6 +65,7 @@ impl<'a> Prices<'a> {
                     p.exchange_ns.unwrap_or(f64::NAN),
                     p.exchange_refill_ns.unwrap_or(f64::NAN),
                     p.exchange_persistent_ns.unwrap_or(f64::NAN),
+                    p.exchange_isolated_ns.unwrap_or(f64::NAN),
                 ])
             })
             .collect();
@@ -78,6 +79,7 @@ impl<'a> Prices<'a> {
             (5, "exchange"),
             (6, "refill exchange"),
             (7, "persistent exchange"),
+            (8, "isolated exchange"),
         ] {
             // Only where measured (the exchange probe may be missing at some sizes).
             let at: Vec<usize> = (0..points.len())
@@ -146,6 +148,7 @@ impl<'a> Prices<'a> {
                     last[5] + 2.0 * more,
                     last[6] + 2.0 * more,
                     last[7] + 2.0 * more,
+                    last[8] + 2.0 * more,
                 ]
             }
         };
@@ -194,6 +197,7 @@ impl<'a> Prices<'a> {
             exchange_ns: v[5].is_finite().then_some(v[5]),
             exchange_refill_ns: v[6].is_finite().then_some(v[6]),
             exchange_persistent_ns: v[7].is_finite().then_some(v[7]),
+            exchange_isolated_ns: v[8].is_finite().then_some(v[8]),
             rendezvous: range.and_then(|r| r.protocol.as_deref()) == Some("rendezvous"),
             // The smallest message's o_s and gap: the request a rendezvous send posts.
             post: Some((p[0][2], p[0][4])),

@@ -61,6 +61,10 @@ pub struct Price {
     /// The same through persistent requests set up and freed each time (the
     /// calibration's persistent exchange), where known.
     pub exchange_persistent_ns: Option<f64>,
+    /// The same with both ranks starting it together (the calibration's isolated
+    /// exchange, each after a 0-byte one), where known: a step whose pair did not
+    /// exchange in the round before. `exchange_ns` (a train) prices the step after one.
+    pub exchange_isolated_ns: Option<f64>,
     pub rendezvous: bool,
     /// A rendezvous send's own CPU time and gap, where known: those of the smallest
     /// message the calibration measured, the request that the send posts. Within one
@@ -175,6 +179,8 @@ pub fn simulate_members_from(
 ) -> Vec<f64> {
     let n = entries.len();
     let mut t = entries.to_vec();
+    // Each rank's partner in the round before's exchange, if it made one.
+    let mut exchanged_with: Vec<Option<usize>> = vec![None; n];
     for round in schedule {
         let start = t.clone();
         let mut cpu = start.clone();
@@ -232,8 +238,20 @@ pub fn simulate_members_from(
         let start: Vec<f64> = cpu.clone();
         let mut arrivals: Vec<(usize, f64, f64)> = Vec::new();
         // An exchange step (see `exchanges`): both finish the measured exchange time
-        // after the later of them is free.
+        // after the later of them is free. A rendezvous step of a pair that did not
+        // exchange in the round before starts together, and costs the calibration's
+        // isolated exchange (`Price::exchange_isolated_ns`), measured as a collective's
+        // cost is, from the later side's start; a train's time per exchange held one more
+        // message's latency (its sides out of phase): a 2-rank Allgather and Alltoall of
+        // 4 KiB under Open MPI vader, priced by the train at 1.15-1.37 × their cost in
+        // four jobs, were at 0.96-1.06 × by the isolated exchange (2026-11-29). An eager
+        // step keeps the train, less the partners' skew (below): priced by the isolated
+        // exchange, which already holds the skew its 0-byte exchange left, the 8-byte
+        // Allreduce, Allgather and Alltoall rows' medians of three jobs fell from
+        // 0.93-1.05 × to 0.80-0.90 ×. A pair that exchanged in the round
+        // before runs as the train does.
         let mut exchanged = vec![false; round.msgs.len()];
+        let mut partner_now: Vec<Option<usize>> = vec![None; n];
         for (i, j) in exchanges(round) {
             let (a, b) = (round.msgs[i].0, round.msgs[i].1);
             let (x, y) = (a as usize, b as usize);
@@ -243,7 +261,9 @@ pub fn simulate_members_from(
             let bytes = round.msgs[i].2.max(round.msgs[j].2);
             let p = price(a, b, bytes);
             let refill = p.exchange_refill_ns.filter(|_| round.refill);
-            let Some(ex) = refill.or(p.exchange_ns) else {
+            let again = exchanged_with[x] == Some(y) && exchanged_with[y] == Some(x);
+            let isolated = p.exchange_isolated_ns.filter(|_| p.rendezvous && !again);
+            let Some(ex) = refill.or(isolated).or(p.exchange_ns) else {
                 continue;
             };
             // An eager partner free `skew` earlier has sent its part already: the exchange
@@ -268,7 +288,10 @@ pub fn simulate_members_from(
             }
             exchanged[i] = true;
             exchanged[j] = true;
+            partner_now[x] = Some(y);
+            partner_now[y] = Some(x);
         }
+        exchanged_with = partner_now;
         // The rendezvous copies of this round (exchanges apart, which the exchange probe
         // priced), per receiver, and per sender those whose receiver copies nothing else
         // in the round, so that all of them read the sender's buffer at once.

@@ -318,7 +318,9 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
     }
 
     /// The exchange probe (`exchange_train`, k exchanges) where the channel has it: the
-    /// time per exchange in ticks, `Some(None)` where the channel has no exchange. Both
+    /// time per exchange in ticks, `Some(None)` where the channel has no exchange. The
+    /// isolated exchange (`isolated_exchanges`) is `Some(None)` too where the two sides
+    /// do not share a counter, or their readings show they do not. Both
     /// sides send at once, so the server cannot take a stop mark in band: a train that
     /// would end past the deadline is not started.
     /// `how`: which exchange (`Exchange`).
@@ -334,6 +336,21 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             .send_words(&[self.word(CMD_EXCHANGE, how as u64), k, s as u64, 1])
         {
             return None;
+        }
+        if how == Exchange::Isolated {
+            let own = isolated_exchanges(self.t, k, s)?;
+            let mut peer = Vec::with_capacity(own.len());
+            while peer.len() < own.len() {
+                let w = self.ctl.recv_words()?;
+                peer.extend([[w[0], w[1]], [w[2], w[3]]]);
+            }
+            self.end_reversed(1, &[]);
+            let shared = self.t.shares_clock();
+            return Some(
+                shared
+                    .then(|| isolated_exchange_ticks(&own, &peer))
+                    .flatten(),
+            );
         }
         let v = exchange_train(self.t, k, s, how)?;
         self.end_reversed(1, &[]);

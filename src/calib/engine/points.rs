@@ -26,6 +26,8 @@ pub struct PointTicks {
     /// The persistent exchange's (`Transport::exchange_persistent`), up to
     /// `PERSISTENT_TO_BYTES`.
     pub persistent: Option<Summary>,
+    /// The isolated exchange's (each after a 0-byte exchange: `exchange_train`).
+    pub isolated: Option<Summary>,
     /// Every repetition (ticks), in the order of the passes that took them: PRTT(1,0,s),
     /// PRTT(n,0,s), PRTT(n,d,s), and each pass's median o_r.
     pub samples: [Vec<f64>; 4],
@@ -67,6 +69,9 @@ pub struct SizeProbes {
     pub refills: Vec<f64>,
     /// Per pass: the persistent exchange's, up to `PERSISTENT_TO_BYTES`.
     pub persistents: Vec<f64>,
+    /// Per pass: the isolated exchange's (each after a 0-byte one), where the channel
+    /// has the exchange.
+    pub isolateds: Vec<f64>,
     /// The delay d and the late receiver's delay are fixed (by the first pass).
     pub fixed: bool,
 }
@@ -91,6 +96,7 @@ impl SizeProbes {
         self.exchanges.clear();
         self.refills.clear();
         self.persistents.clear();
+        self.isolateds.clear();
     }
 
     /// The summaries of the passes so far (the samples stay in pass order). The median of
@@ -139,6 +145,7 @@ impl SizeProbes {
             exchange_samples: self.exchanges.clone(),
             refill: (!self.refills.is_empty()).then(|| sum(&self.refills)),
             persistent: (!self.persistents.is_empty()).then(|| sum(&self.persistents)),
+            isolated: (!self.isolateds.is_empty()).then(|| sum(&self.isolateds)),
             samples: self.samples.clone(),
         }
     }
@@ -173,6 +180,7 @@ pub fn measure_pass<T: Transport, C: Control>(
     let (_, receives) = c.recv_overhead(n, delay as u64, s, 1)?;
     let times = c.send_times(late, s, 1)?;
     let exchange = c.exchange(n, s, Exchange::Plain)?;
+    let isolated = c.exchange(n, s, Exchange::Isolated)?;
     let refill = if s >= REFILL_FROM_BYTES {
         c.exchange(n, s, Exchange::Refill)?
     } else {
@@ -193,6 +201,7 @@ pub fn measure_pass<T: Transport, C: Control>(
     p.exchanges.extend(exchange);
     p.refills.extend(refill);
     p.persistents.extend(persistent);
+    p.isolateds.extend(isolated);
     Some(())
 }
 

@@ -76,7 +76,18 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                 let Some(how) = Exchange::from_wire(arg) else {
                     return;
                 };
-                if exchange_train(t, n, s, how).is_none() {
+                if how == Exchange::Isolated {
+                    // This side's readings, two exchanges to a message, for the client.
+                    let Some(v) = isolated_exchanges(t, n, s) else {
+                        return;
+                    };
+                    for two in v.chunks(2) {
+                        let b = two.get(1).copied().unwrap_or_default();
+                        if !ctl.send_words(&[two[0][0], two[0][1], b[0], b[1]]) {
+                            return;
+                        }
+                    }
+                } else if exchange_train(t, n, s, how).is_none() {
                     return;
                 }
             }

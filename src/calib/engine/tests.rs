@@ -229,3 +229,17 @@ fn a_stalled_repetition_is_found_either_way_round() {
         }
     }
 }
+
+#[test]
+fn the_isolated_exchange_counts_from_the_later_start() {
+    use super::probes::isolated_exchange_ticks;
+    // Side a starts at 100, b at 160; they end at 1160 and 1260: from 160, 1000 and
+    // 1100, the mean 1050. The median of three such exchanges, one preempted.
+    let a = [[100, 1160], [2000, 3050], [5000, 9000]];
+    let b = [[160, 1260], [2000, 3050], [5010, 6050]];
+    assert_eq!(isolated_exchange_ticks(&a, &b), Some(1050.0));
+    // Readings that cannot be on one counter: b ends before a began.
+    let c = [[100, 1160], [2000, 3050], [7000, 7500]];
+    assert_eq!(isolated_exchange_ticks(&c, &b), None);
+    assert_eq!(isolated_exchange_ticks(&[], &[]), None);
+}

@@ -36,6 +36,11 @@ pub trait Transport {
     fn exchange(&mut self, _size: usize) -> bool {
         false
     }
+    /// Whether both sides read one counter (`clock::now`): the ranks of one host. The
+    /// isolated exchange combines their readings (`isolated_exchange_ticks`).
+    fn shares_clock(&self) -> bool {
+        false
+    }
     /// As `exchange`, each side sending what it received in the exchange before, into
     /// the buffer it sent from then: the lines it writes are the ones the peer has just
     /// read, as in the allgather phase of a reduce-scatter + allgather (Rabenseifner's,
@@ -54,19 +59,27 @@ pub trait Transport {
 }
 
 /// Which exchange a train makes (`Transport::exchange`, `exchange_refill`,
-/// `exchange_persistent`), as CMD_EXCHANGE's argument carries it.
+/// `exchange_persistent`), as CMD_EXCHANGE's argument carries it. `Isolated`: plain
+/// exchanges, each after a 0-byte exchange that brings both sides to it together
+/// (`exchange_train`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Exchange {
     Plain = 0,
     Refill = 1,
     Persistent = 2,
+    Isolated = 3,
 }
 
 impl Exchange {
     pub(super) fn from_wire(arg: u64) -> Option<Exchange> {
-        [Exchange::Plain, Exchange::Refill, Exchange::Persistent]
-            .into_iter()
-            .find(|e| *e as u64 == arg)
+        [
+            Exchange::Plain,
+            Exchange::Refill,
+            Exchange::Persistent,
+            Exchange::Isolated,
+        ]
+        .into_iter()
+        .find(|e| *e as u64 == arg)
     }
 }
 

@@ -26,10 +26,12 @@ pub struct MpiTransport {
     /// sends the second and receives into the first.
     refill: Vec<Vec<u8>>,
     refill_turn: bool,
+    /// The peer runs on this host (`Transport::shares_clock`).
+    same_host: bool,
 }
 
 impl MpiTransport {
-    pub fn new(comm: MPI_Comm, peer: u32, max_size: usize) -> MpiTransport {
+    pub fn new(comm: MPI_Comm, peer: u32, max_size: usize, same_host: bool) -> MpiTransport {
         MpiTransport {
             comm,
             peer: peer as c_int,
@@ -39,6 +41,7 @@ impl MpiTransport {
             rbuf: vec![0x5B; max_size],
             refill: vec![],
             refill_turn: false,
+            same_host,
         }
     }
 
@@ -139,6 +142,9 @@ impl Transport for MpiTransport {
     /// ranks is what the collective model needs).
     fn can_exchange(&self) -> bool {
         self.mode == MODES[0]
+    }
+    fn shares_clock(&self) -> bool {
+        self.same_host
     }
     fn exchange(&mut self, size: usize) -> bool {
         let into = self.rbuf.as_mut_ptr();
