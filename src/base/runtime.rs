@@ -143,6 +143,9 @@ pub struct ThreadState {
     /// the message's source (world rank, low half) and tag (high half), and the probe's
     /// entry (0: none). See `record::hooks::probe::probed_from`.
     pub probed: Cell<(u64, u64, u64)>,
+    /// The ticks inside the probe calls that found that message (the polls before it and
+    /// the one that found it), for the receive's sample (`samples::poll_word`).
+    pub probed_ticks: Cell<u64>,
     /// The request (handle bits + 1; the first of an array) this thread is polling with
     /// Test calls that completed nothing, and the first such call's entry (0: none). See
     /// `record::hooks::complete::polled_since`.
@@ -154,6 +157,8 @@ pub struct ThreadState {
     /// or MPI_Improbe calls that found nothing, hashed, and the first such call's entry
     /// (0: none). See `record::hooks::probe::probe_polled_since`.
     pub probe_polled: Cell<(u64, u64)>,
+    /// The ticks those probe calls took, together.
+    pub probe_polled_ticks: Cell<u64>,
     /// Per collective channel (function and communicator: `samples::coll_channel`),
     /// direct-mapped by its hash: the channel and the exit of this thread's last call
     /// there, from which the next call's pause is timed (`hooks::coll::pause_since_last`).
@@ -173,9 +178,11 @@ thread_local! {
             slot_mask: Cell::new(0),
             current: Cell::new(0),
             probed: Cell::new((0, 0, 0)),
+            probed_ticks: Cell::new(0),
             polled: Cell::new((0, 0)),
             polled_ticks: Cell::new(0),
             probe_polled: Cell::new((0, 0)),
+            probe_polled_ticks: Cell::new(0),
             coll_exits: [const { Cell::new((0, 0)) }; COLL_EXITS],
         }
     };

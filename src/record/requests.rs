@@ -35,6 +35,8 @@ pub struct Info {
     pub cancel_requested: bool,
     /// Message handle (Mprobe) rather than a request.
     pub message: bool,
+    /// The message's bytes; for a message handle (MPI_Mprobe, MPI_Improbe), the ticks
+    /// inside the probe calls that matched it (`hooks::probe::mprobe`).
     pub bytes: u64,
     pub peer_world: i32,
     pub start_ticks: u64,

@@ -46,16 +46,18 @@ pub const COLL_WORDS: usize = 8;
 /// exit. Receiver: start = the receive's post, wait = the entry of the call that waited
 /// for it, end = its completion. `meta` = stride | side << 32 | class << 40 | func << 48
 /// | mode << 56 (func: the call that completed it; mode: the message's, as started).
-/// `polls`: where the wait began at the first of some Test calls that polled for it, the
-/// time inside MPI of the span (`poll_word`), else 0.
+/// `polls`: where the wait began at the first of some Test calls that polled for it, or
+/// at a probe (or the first of polling ones) whose message the call received, the time
+/// inside MPI of the span (`poll_word`), else 0.
 pub type P2p = [u64; P2P_WORDS];
 
 /// The ticks a saturated half of a [`poll_word`] holds: the span's calls are not known.
 pub const POLL_SATURATED: u64 = u32::MAX as u64;
 
 /// A polled span's calls (`polls_ticks`: the earlier polls' time inside MPI, the Test
-/// calls that completed nothing; `t0`, `t1`: the completing call's entry and exit) in one
-/// word: the polls in the low 32 bits, the completing call in the high 32, each capped
+/// calls that completed nothing, or the probe calls that found the message a receive
+/// then took; `t0`, `t1`: the completing call's entry and exit — the Test that completed
+/// it, or the receive) in one word: the polls in the low 32 bits, the completing call in the high 32, each capped
 /// at [`POLL_SATURATED`] (1.6 s at 2.6 GHz). 0 where nothing polled before the call.
 /// Why: between polls the program runs its loop (MPICH's MPI_Test took 57 % of a
 /// polling loop's time here), so the span from the first poll overstates the calls'
@@ -350,11 +352,12 @@ pub fn p2p(
     func: u8,
     class: u8,
     bytes: u64,
-    times: [u64; 3],
+    (times, polls): ([u64; 3], u64),
     together: u64,
 ) {
     if let Some(n) = number(side, me, peer, comm_id, tag) {
-        keep_blocking(n, side_of(side, together), peer, func, class, bytes, times);
+        let side = side_of(side, together);
+        keep_blocking(n, side, peer, (func, class), bytes, times, polls);
     }
 }
 
@@ -364,15 +367,15 @@ pub fn keep_blocking(
     n: (u64, u64, u64),
     side: u64,
     peer: i32,
-    func: u8,
-    class: u8,
+    (func, class): (u8, u8),
     bytes: u64,
     times: [u64; 3],
+    polls: u64,
 ) {
     let mode = crate::base::funcs::FUNC_MODES
         .get(func as usize)
         .map_or(0, |m| *m as u8);
-    let _ = keep(n, side, peer, (func, mode), class, bytes, times, 0);
+    let _ = keep(n, side, peer, (func, mode), class, bytes, times, polls);
 }
 
 /// Numbers a collective call on its communicator; (channel, k, stride) when it is kept.

@@ -84,7 +84,9 @@ static int cmp(const void *a, const void *b) {
  * that completed nothing, as (its exit, the time of the call's polls that completed
  * nothing up to it), ns on this rank's clock, then the completing poll's entry with
  * their whole time; so that, once the sends' start times arrive, the polls' time before
- * each send began is known (within 16 polls' spread). */
+ * each send began is known (within 16 polls' spread). A polling probe's
+ * (late_sender_iprobe, late_sender_improbe) the same, every probe counted, the one that
+ * found the message last (its exit), the receive after it being the completing call. */
 static double *ck_t, *ck_cum;
 static int ck_n, ck_cap;
 static void ck_push(double t, double cum) {
@@ -170,8 +172,12 @@ int main(int argc, char **argv) {
       } else if (nb && sender) {
         MPI_Isend(buf, BYTES, MPI_BYTE, 1 - rank, 7, MPI_COMM_WORLD, &rq);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
-      } else if (test || testany) {
-        int flag = 0, idx = -1, k = 0;
+      } else if (test || testany || ((iprobe || improbe) && !sender)) {
+        /* A polling loop, every call timed: the Test calls that complete nothing, or all
+         * the probes (the one that found the message too: the receive after it is then
+         * the completing call), so that the truth is their time before each send. */
+        MPI_Message m;
+        int flag = 0, idx = -1, k = 0, n = 0, probing = iprobe || improbe;
         double cum = 0;
         ck_from[i] = ck_n;
         ck_push(in[i], 0);
@@ -179,15 +185,25 @@ int main(int argc, char **argv) {
           double a = now_ns();
           if (test)
             MPI_Test(&rq, &flag, &st);
-          else
+          else if (testany)
             MPI_Testany(1, &rq, &idx, &flag, &st);
-          if (!flag) {
-            cum += now_ns() - a;
-            if (++k % 16 == 0) ck_push(now_ns(), cum);
-          } else
-            ck_push(a, cum);
+          else if (iprobe)
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+          else
+            MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &m, &st);
+          double b = now_ns();
+          if (!flag || probing) cum += b - a;
+          if (flag)
+            ck_push(probing ? b : a, cum);
+          else if (++k % 16 == 0)
+            ck_push(b, cum);
         }
         polls_ns += cum;
+        if (probing) MPI_Get_count(&st, MPI_BYTE, &n);
+        if (iprobe)
+          MPI_Recv(buf, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else if (improbe)
+          MPI_Mrecv(buf, n, MPI_BYTE, &m, MPI_STATUS_IGNORE);
       } else if (nb) {
         MPI_Wait(&rq, &st);
       } else if (mprobe && !sender) {
@@ -203,17 +219,6 @@ int main(int argc, char **argv) {
         MPI_Get_count(&st, MPI_BYTE, &n);
         MPI_Imrecv(buf, n, MPI_BYTE, &m, &rq);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
-      } else if (iprobe && !sender) {
-        int n = 0, flag = 0;
-        while (!flag) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-        MPI_Get_count(&st, MPI_BYTE, &n);
-        MPI_Recv(buf, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      } else if (improbe && !sender) {
-        MPI_Message m;
-        int n = 0, flag = 0;
-        while (!flag) MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &m, &st);
-        MPI_Get_count(&st, MPI_BYTE, &n);
-        MPI_Mrecv(buf, n, MPI_BYTE, &m, MPI_STATUS_IGNORE);
       } else if (probe && !sender) {
         int n = 0;
         MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
@@ -244,7 +249,7 @@ int main(int argc, char **argv) {
        * that went before the send began, and the sends that began after the completing
        * poll's entry, whose wait the completing call holds (on 2 cores rank 0 can be
        * preempted inside it while rank 1 sends). */
-      if (test || testany) {
+      if (test || testany || iprobe || improbe) {
         double before = 0, in_completing = 0;
         int after_entry = 0;
         for (int i = 0; i < n_calls; i++) {

@@ -173,28 +173,34 @@ static PROBED: AtomicBool = AtomicBool::new(false);
 /// probed message, the first on its channel (MPI 4.0 §3.8.1), when it names the same
 /// communicator, source and tag. Any blocking receive of the thread that completes
 /// forgets the probe, so a probe whose message is received otherwise is never used
-/// later. Returns the probe's entry, or `t0`.
+/// later. Returns the probe's entry and the ticks inside the probe calls that found the
+/// message (`probe_found`), or `t0` and 0.
 #[inline(always)]
-pub(crate) fn probed_from(comm: MPI_Comm, peer: i32, tag: c_int, t0: u64) -> u64 {
+pub(crate) fn probed_from(comm: MPI_Comm, peer: i32, tag: c_int, t0: u64) -> (u64, u64) {
     if !PROBED.load(Relaxed) {
-        return t0;
+        return (t0, 0);
     }
-    let (c, what, entry) = THREAD.with(|t| t.probed.replace((0, 0, 0)));
+    let ((c, what, entry), ticks) =
+        THREAD.with(|t| (t.probed.replace((0, 0, 0)), t.probed_ticks.replace(0)));
     let want = peer as u32 as u64 | (tag as u32 as u64) << 32;
     if entry != 0 && c == comm.bits() && what == want && peer >= 0 && entry <= t0 {
-        entry
+        (entry, ticks)
     } else {
-        t0
+        (t0, 0)
     }
 }
 
-/// A blocking MPI_Probe of this thread, entered at `t0`, found a message from world rank
-/// `peer` with `tag` on `comm` (see [`probed_from`]).
+/// A probe of this thread found a message from world rank `peer` with `tag` on `comm`,
+/// waited for from `t0` (its entry, or the first poll's), `ticks` inside the probe calls
+/// (see [`probed_from`]).
 #[inline(always)]
-pub(crate) fn probe_found(comm: MPI_Comm, peer: i32, tag: c_int, t0: u64) {
+pub(crate) fn probe_found(comm: MPI_Comm, peer: i32, tag: c_int, t0: u64, ticks: u64) {
     let what = peer as u32 as u64 | (tag as u32 as u64) << 32;
     if !PROBED.load(Relaxed) {
         PROBED.store(true, Relaxed);
     }
-    THREAD.with(|t| t.probed.set((comm.bits(), what, t0)));
+    THREAD.with(|t| {
+        t.probed.set((comm.bits(), what, t0));
+        t.probed_ticks.set(ticks);
+    });
 }

@@ -55,7 +55,7 @@ pub(crate) fn sendrecv(
         // end stands for half the call where both can be kept (`samples::side_of`).
         let receives = source >= 0 && rc == mpi::success() && rpeer >= 0;
         let together = u64::from(peer >= 0) + u64::from(receives);
-        let times = [t0, t0, t1];
+        let times = ([t0, t0, t1], 0);
         sample(
             SIDE_SEND,
             (func, class),

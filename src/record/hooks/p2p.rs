@@ -68,7 +68,7 @@ pub(crate) fn blocking_send(
             }
             if let Some(n) = r.number() {
                 let times = [t0, t0, t1];
-                samples::keep_blocking(n, SIDE_SEND, peer, func, class as u8, size, times);
+                samples::keep_blocking(n, SIDE_SEND, peer, (func, class as u8), size, times, 0);
             }
             return;
         }
@@ -81,7 +81,7 @@ pub(crate) fn blocking_send(
             comm,
             (peer, tag),
             size,
-            [t0, t0, t1],
+            ([t0, t0, t1], 0),
             1,
         );
     });
@@ -89,8 +89,9 @@ pub(crate) fn blocking_send(
 }
 
 /// One end of a blocking message for the waits' deterministic sample (issue 25):
-/// `times` = start (post), wait, end.
-/// `together`: the message ends its call completed (`samples::side_of`).
+/// `times` = start (post), wait, end, and the span's calls (`samples::poll_word`; 0:
+/// the call alone). `together`: the message ends its call completed
+/// (`samples::side_of`).
 #[inline(always)]
 pub(super) fn sample(
     side: u64,
@@ -98,7 +99,7 @@ pub(super) fn sample(
     comm: MPI_Comm,
     (peer, tag): (i32, c_int),
     size: u64,
-    times: [u64; 3],
+    times: ([u64; 3], u64),
     together: u64,
 ) {
     if peer < 0 {
@@ -405,10 +406,19 @@ pub(crate) fn blocking_recv(
         if let Some(r) = &memo {
             r.record(ticks);
             if rc == mpi::success() {
-                let post = probed_from(comm, peer, tag, t0);
+                let (post, probes) = probed_from(comm, peer, tag, t0);
                 if let Some(n) = r.number() {
                     let times = [post, post, t1];
-                    samples::keep_blocking(n, SIDE_RECV, peer, func, class as u8, size, times);
+                    let polls = samples::poll_word(probes, t0, t1);
+                    samples::keep_blocking(
+                        n,
+                        SIDE_RECV,
+                        peer,
+                        (func, class as u8),
+                        size,
+                        times,
+                        polls,
+                    );
                 }
             }
             return;
@@ -422,9 +432,20 @@ pub(crate) fn blocking_recv(
         matrix::recv_time(peer, ticks);
         if rc == mpi::success() {
             let tag = if any_tag { status_tag(st) } else { tag };
-            let post = probed_from(comm, peer, tag, t0);
+            // A receive of what a probe found: its sample counts the probe calls' time and
+            // its own (`samples::poll_word`).
+            let (post, probes) = probed_from(comm, peer, tag, t0);
             let times = [post, post, t1];
-            sample(SIDE_RECV, (func, class), comm, (peer, tag), size, times, 1);
+            let polls = samples::poll_word(probes, t0, t1);
+            sample(
+                SIDE_RECV,
+                (func, class),
+                comm,
+                (peer, tag),
+                size,
+                (times, polls),
+                1,
+            );
         }
     });
     rc

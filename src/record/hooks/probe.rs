@@ -24,17 +24,43 @@ use std::os::raw::c_int;
 /// entry. The waits' split (issue 25) then sees a polled message as waited for from the
 /// first poll, as `complete::polled_since` does for MPI_Test* loops. A call that finds
 /// nothing starts a poll unless one with the same arguments runs; one that finds a message
-/// ends it. (Between the polls the program may compute: the split takes the waits' share
-/// of the span as their share of the polls' time.)
+/// ends it.
+///
+/// Also returns, for a call that found, the ticks inside the polling calls (the earlier
+/// ones that found nothing, and this one): between the polls the program may compute, so
+/// the span from the first poll holds more than the polls' own time, and the split counts
+/// the calls' time (`samples::poll_word`), as for MPI_Test* loops.
 #[inline(always)]
-fn probe_polled_since(comm: MPI_Comm, (source, tag): (c_int, c_int), found: bool, t0: u64) -> u64 {
+fn probe_polled_since(
+    comm: MPI_Comm,
+    (source, tag): (c_int, c_int),
+    found: bool,
+    (t0, t1): (u64, u64),
+) -> (u64, u64) {
     // Any value but 0 names the arguments: a collision between two pollings of one thread
     // at once (rare) only moves where the second's wait starts.
     let key = (comm.bits()
         ^ (source as u32 as u64).rotate_left(20)
         ^ (tag as u32 as u64).rotate_left(44))
         | 1;
-    THREAD.with(|t| poll_step(&t.probe_polled, key, found, t0))
+    THREAD.with(|t| {
+        let (k, since) = t.probe_polled.get();
+        let polling = since != 0 && k == key;
+        let from = poll_step(&t.probe_polled, key, found, t0);
+        let earlier = if polling {
+            t.probe_polled_ticks.get()
+        } else {
+            0
+        };
+        let ticks = earlier.wrapping_add(t1.wrapping_sub(t0));
+        if found {
+            t.probe_polled_ticks.set(0);
+            (from, ticks)
+        } else {
+            t.probe_polled_ticks.set(ticks);
+            (from, 0)
+        }
+    })
 }
 
 /// MPI_Probe and MPI_Iprobe: no data moves; the class comes from the status.
@@ -71,13 +97,13 @@ pub(crate) fn probe(
             return;
         }
         // A blocking probe waited from its own entry; a polled one from its first poll.
-        let since = if flag.is_null() {
-            t0
+        let (since, ticks) = if flag.is_null() {
+            (t0, t1.wrapping_sub(t0))
         } else {
-            probe_polled_since(comm, (source, tag), found, t0)
+            probe_polled_since(comm, (source, tag), found, (t0, t1))
         };
         if found && peer >= 0 {
-            probe_found(comm, peer, status_tag(st), since);
+            probe_found(comm, peer, status_tag(st), since, ticks);
         }
     });
     rc
@@ -123,10 +149,10 @@ pub(crate) fn mprobe(
         record(func, mode, class, 0, 0, t1.wrapping_sub(t0));
         matrix::recv_time(peer, t1.wrapping_sub(t0));
         // A blocking probe waited from its own entry; a polled one from its first poll.
-        let since = if flag.is_null() || rc != mpi::success() {
-            t0
+        let (since, ticks) = if flag.is_null() || rc != mpi::success() {
+            (t0, t1.wrapping_sub(t0))
         } else {
-            probe_polled_since(comm, (source, tag), found, t0)
+            probe_polled_since(comm, (source, tag), found, (t0, t1))
         };
         if found {
             if let Some(m) = message() {
@@ -148,7 +174,8 @@ pub(crate) fn mprobe(
                         active: false,
                         cancel_requested: false,
                         message: true,
-                        bytes: 0,
+                        // A message handle moves no bytes: the probe calls' ticks.
+                        bytes: ticks,
                         peer_world: peer,
                         start_ticks: since,
                         comm_bits: comm.bits(),
@@ -211,7 +238,9 @@ pub(crate) fn mrecv(
                         class as u8,
                         size,
                         [i.start_ticks, i.start_ticks, t1],
-                        0,
+                        // The probe calls' time (the message handle's `bytes`) and
+                        // this call's.
+                        samples::poll_word(i.bytes, t0, t1),
                     );
                 }
             }

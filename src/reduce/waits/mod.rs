@@ -31,6 +31,9 @@ struct Split {
     /// The function of the call that waited (point to point: which calls' durations it
     /// stands for, `strata`).
     func: u8,
+    /// Its duration is a polled span's calls (`samples::poll_word`): Test calls, or the
+    /// probes with the receive of what they found, not one call of `func`.
+    spans: bool,
     /// A blocking collective call: the longest of its members' pauses since their
     /// previous call of it on its communicator, in ticks (None: not known).
     pause: Option<f64>,
@@ -368,6 +371,7 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
             class,
             mode: (s[6] >> 56) as u8,
             func,
+            spans: polled.is_some(),
             ..Default::default()
         };
         if side == SIDE_RECV {
@@ -415,6 +419,7 @@ pub(crate) fn exchange(comm: MPI_Comm, rank: i32, size: i32, conv: ToRank0, skew
             func,
             class: sp.class,
             mode: sp.mode,
+            spans: sp.spans,
             ..Default::default()
         });
         // The call counts under the message it waited longest for.

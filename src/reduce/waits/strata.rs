@@ -277,7 +277,7 @@ impl<'a> Stratified<'a> {
             .collect();
         let mut orphans: Vec<&Split> = vec![];
         for x in samples {
-            let i = if SPANNING.contains(&funcs::name(x.func)) {
+            let i = if x.spans || SPANNING.contains(&funcs::name(x.func)) {
                 None
             } else {
                 let o = stratum(x.dur, ns);
