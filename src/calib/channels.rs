@@ -81,7 +81,7 @@ impl Mux {
     pub fn note_of(&self, chan: usize) -> Option<String> {
         match self.chans.get(chan) {
             Some(Chan::Raw(i)) => match &self.raws[*i] {
-                RawChannel::Shm(t) => Some(format!("shm: {}", t.choice)),
+                RawChannel::Shm(t) => Some(t.note()),
                 RawChannel::Ucx(t) => {
                     Some(format!("UCT {}/{}: {}", t.tl(), t.device(), t.describe()))
                 }
@@ -189,7 +189,7 @@ pub fn connect_client(ctl: &mut MpiControl, raw: &Raw, inter: bool, max_size: us
     c.channel = match raw {
         Raw::Shm => match transports::shm::connect_client(ctl, max_size, attempt) {
             Ok(t) => {
-                c.note = Some(format!("shm: {}", t.choice));
+                c.note = Some(t.note());
                 Ok(RawChannel::Shm(t))
             }
             Err(e) => Err(failed(e)),

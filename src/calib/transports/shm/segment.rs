@@ -33,18 +33,40 @@ pub(super) fn set_live(name: Option<&CString>) {
     }
 }
 
+/// The places the rings' data may start at, a page apart (`Segment::place`).
+///
+/// Why: a round trip of small messages crosses the same two lines each time (each
+/// ring's first), and a line's cost to move between the cores depends on its physical
+/// page: on this VM (Intel Xeon, a 480 MiB L3) one cache line ping-ponged between two
+/// processes took a median 720 ticks, 620–800 by page, and 1400–1560 on about 1.5 % of
+/// pages, every time on the same page (1024 pages of a shared mapping, 2026-11-29). A
+/// ring on such a page put raw shm's smallest half round trip at 305–400 ns against
+/// 190–250 ns (about 1 quick run in 10 of tests/repeat.rs), above MPI's at small sizes:
+/// no floor. So the pair tries each place at connection and keeps the fastest
+/// (`ShmTransport::place_client`).
+pub(super) const PLACES: usize = 4;
+const PAGE: usize = 4096;
+
 /// The mapped segment: two position lines (one per side: the client's and the server's),
-/// then the data of ring 0 (client → server) and of ring 1 (server → client).
+/// then the data of ring 0 (client → server) and of ring 1 (server → client), starting
+/// `shift` bytes on (one of `PLACES`).
 pub struct Segment {
     pub(super) base: *mut u8,
     pub(super) len: usize,
     pub(super) cap: usize,
+    pub(super) shift: usize,
 }
 
 impl Segment {
-    /// Bytes of a segment with rings of `cap` bytes each.
+    /// Bytes of a segment with rings of `cap` bytes each, at any of its places.
     pub(super) fn bytes(cap: usize) -> usize {
-        2 * LINE + 2 * cap
+        2 * LINE + 2 * cap + (PLACES - 1) * PAGE
+    }
+
+    /// Moves both rings' data to place `j` (of `PLACES`). Both sides must move between
+    /// the same two messages; positions go on, so no old header can pass for a new one.
+    pub(super) fn place(&mut self, j: usize) {
+        self.shift = j.min(PLACES - 1) * PAGE;
     }
 
     /// Ring `i` (0: client → server): its tail on the writer's line, its head on the
@@ -59,8 +81,9 @@ impl Segment {
             tail: line(writer) as *const AtomicU64,
             // SAFETY: 8 bytes into the reader's 64-byte line.
             head: unsafe { line(reader).add(8) } as *const AtomicU64,
-            // SAFETY: ring i's data follows the two lines and ring i−1's data.
-            data: unsafe { self.base.add(2 * LINE + i * self.cap) },
+            // SAFETY: ring i's data follows the two lines, the place's shift and ring
+            // i−1's data, inside the mapping (`bytes`).
+            data: unsafe { self.base.add(2 * LINE + self.shift + i * self.cap) },
             cap: self.cap,
         }
     }
@@ -87,6 +110,7 @@ impl Segment {
             base: p as *mut u8,
             len,
             cap,
+            shift: 0,
         })
     }
 
