@@ -139,13 +139,11 @@ pub struct ThreadState {
     /// The address of the thread's in-progress record in its slot (0 until its first
     /// call), see `record::progress::InProgress`.
     pub current: Cell<usize>,
-    /// The thread's last blocking MPI_Probe that found a message: communicator handle,
-    /// the message's source (world rank, low half) and tag (high half), and the probe's
-    /// entry (0: none). See `record::hooks::probe::probed_from`.
-    pub probed: Cell<(u64, u64, u64)>,
-    /// The ticks inside the probe calls that found that message (the polls before it and
-    /// the one that found it), for the receive's sample (`samples::poll_word`).
-    pub probed_ticks: Cell<u64>,
+    /// The thread's last probe that found a message (a blocking one, or polling ones):
+    /// communicator handle, the message's source (world rank, low half) and tag (high
+    /// half), the probe's entry (0: none), and the ticks inside the probe calls that found
+    /// it (`samples::poll_word`). See `record::hooks::probe::probed_from`.
+    pub probed: Cell<(u64, u64, u64, u64)>,
     /// The request (handle bits + 1; the first of an array) this thread is polling with
     /// Test calls that completed nothing, and the first such call's entry (0: none). See
     /// `record::hooks::complete::polled_since`.
@@ -177,8 +175,7 @@ thread_local! {
             slot_header: Cell::new(0),
             slot_mask: Cell::new(0),
             current: Cell::new(0),
-            probed: Cell::new((0, 0, 0)),
-            probed_ticks: Cell::new(0),
+            probed: Cell::new((0, 0, 0, 0)),
             polled: Cell::new((0, 0)),
             polled_ticks: Cell::new(0),
             probe_polled: Cell::new((0, 0)),

@@ -136,29 +136,40 @@ pub(crate) fn sum(counts: *const c_int, n: i64, dt: MPI_Datatype) -> u64 {
 }
 
 /// One call of a polling loop (`cell`: the key polled and the first poll's entry, 0:
-/// none), entered at `t0`: one that finds nothing starts a poll under `key` unless one
-/// with the same key runs; one that finds (or completes) ends the poll. Returns where the
-/// wait for what it found began: the first poll's entry when it ends a poll of the same
-/// key, else `t0`. Shared by MPI_Test* loops (`complete::polled_since`) and MPI_Iprobe or
-/// MPI_Improbe loops (`probe::probe_polled_since`).
+/// none; `ticks`: the time inside the polls so far), entered at `t0`, left at `t1`: one
+/// that finds nothing starts a poll under `key` unless one with the same key runs, and
+/// adds its time; one that finds (or completes) ends the poll. Returns where the wait for
+/// what it found began (the first poll's entry when it ends a poll of the same key, else
+/// `t0`) and, for a call that found, the earlier polls' time (else 0). Shared by MPI_Test*
+/// loops (`complete::polled_since`) and MPI_Iprobe or MPI_Improbe loops
+/// (`probe::probe_polled_since`).
 #[inline(always)]
-pub(crate) fn poll_step(cell: &Cell<(u64, u64)>, key: u64, found: bool, t0: u64) -> u64 {
+pub(crate) fn poll_step(
+    cell: &Cell<(u64, u64)>,
+    ticks: &Cell<u64>,
+    key: u64,
+    found: bool,
+    (t0, t1): (u64, u64),
+) -> (u64, u64) {
     let (k, since) = cell.get();
     let polling = since != 0 && k == key;
+    let earlier = if polling { ticks.get() } else { 0 };
     if found {
         if since != 0 {
             cell.set((0, 0));
+            ticks.set(0);
         }
         if polling {
-            since
+            (since, earlier)
         } else {
-            t0
+            (t0, 0)
         }
     } else {
         if !polling {
             cell.set((key, t0));
         }
-        t0
+        ticks.set(earlier.wrapping_add(t1.wrapping_sub(t0)));
+        (t0, 0)
     }
 }
 
@@ -180,8 +191,7 @@ pub(crate) fn probed_from(comm: MPI_Comm, peer: i32, tag: c_int, t0: u64) -> (u6
     if !PROBED.load(Relaxed) {
         return (t0, 0);
     }
-    let ((c, what, entry), ticks) =
-        THREAD.with(|t| (t.probed.replace((0, 0, 0)), t.probed_ticks.replace(0)));
+    let (c, what, entry, ticks) = THREAD.with(|t| t.probed.replace((0, 0, 0, 0)));
     let want = peer as u32 as u64 | (tag as u32 as u64) << 32;
     if entry != 0 && c == comm.bits() && what == want && peer >= 0 && entry <= t0 {
         (entry, ticks)
@@ -199,8 +209,5 @@ pub(crate) fn probe_found(comm: MPI_Comm, peer: i32, tag: c_int, t0: u64, ticks:
     if !PROBED.load(Relaxed) {
         PROBED.store(true, Relaxed);
     }
-    THREAD.with(|t| {
-        t.probed.set((comm.bits(), what, t0));
-        t.probed_ticks.set(ticks);
-    });
+    THREAD.with(|t| t.probed.set((comm.bits(), what, t0, ticks)));
 }

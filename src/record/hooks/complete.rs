@@ -194,26 +194,7 @@ fn polled_since(first: impl FnOnce() -> u64, completed: bool, t0: u64, t1: u64) 
         POLLED.store(true, Relaxed);
     }
     let key = first().wrapping_add(1);
-    THREAD.with(|t| {
-        let (k, since) = t.polled.get();
-        let polling = since != 0 && k == key;
-        let from = poll_step(&t.polled, key, completed, t0);
-        let ticks = t1.wrapping_sub(t0);
-        if completed {
-            (
-                from,
-                if polling {
-                    t.polled_ticks.replace(0)
-                } else {
-                    0
-                },
-            )
-        } else {
-            let before = if polling { t.polled_ticks.get() } else { 0 };
-            t.polled_ticks.set(before.wrapping_add(ticks));
-            (from, 0)
-        }
-    })
+    THREAD.with(|t| poll_step(&t.polled, &t.polled_ticks, key, completed, (t0, t1)))
 }
 
 /// The ticks of the Test calls that polled a nonblocking collective, completed nothing,

@@ -43,24 +43,15 @@ fn probe_polled_since(
         ^ (source as u32 as u64).rotate_left(20)
         ^ (tag as u32 as u64).rotate_left(44))
         | 1;
-    THREAD.with(|t| {
-        let (k, since) = t.probe_polled.get();
-        let polling = since != 0 && k == key;
-        let from = poll_step(&t.probe_polled, key, found, t0);
-        let earlier = if polling {
-            t.probe_polled_ticks.get()
-        } else {
-            0
-        };
-        let ticks = earlier.wrapping_add(t1.wrapping_sub(t0));
-        if found {
-            t.probe_polled_ticks.set(0);
-            (from, ticks)
-        } else {
-            t.probe_polled_ticks.set(ticks);
-            (from, 0)
-        }
-    })
+    let (since, earlier) =
+        THREAD.with(|t| poll_step(&t.probe_polled, &t.probe_polled_ticks, key, found, (t0, t1)));
+    // The call that found the message is a probe too.
+    let ticks = if found {
+        earlier.wrapping_add(t1.wrapping_sub(t0))
+    } else {
+        0
+    };
+    (since, ticks)
 }
 
 /// MPI_Probe and MPI_Iprobe: no data moves; the class comes from the status.
