@@ -198,6 +198,17 @@ pub struct Point {
     /// over passes of each pass's mean; absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exchange_isolated_ns: Option<f64>,
+    /// The isolated one-way message: s bytes from one rank to the other, each message
+    /// right after a 0-byte exchange, from the later side's start to the receiver's end
+    /// (`..._recv_ns`) and to the sender's (`..._send_ns`, 0 where an eager send ended
+    /// before the receive began), the ranks of one host reading one counter. A
+    /// collective's step from one member to another, where half a ping-pong's round
+    /// trip holds the wait of each side's rendezvous send for the other's FIN. The median
+    /// over passes of each pass's median; absent in older reports and across hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_way_isolated_recv_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_way_isolated_send_ns: Option<f64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

@@ -124,6 +124,8 @@ pub fn point(p: &PointTicks, n: u64, k: f64) -> Point {
         exchange_refill_ns: p.refill.map(|x| x.median * k),
         exchange_persistent_ns: p.persistent.map(|x| x.median * k),
         exchange_isolated_ns: p.isolated.map(|x| x.median * k),
+        one_way_isolated_recv_ns: p.one_way.map(|x| x[0].median * k),
+        one_way_isolated_send_ns: p.one_way.map(|x| x[1].median * k),
     }
 }
 

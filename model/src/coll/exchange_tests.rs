@@ -1,5 +1,6 @@
 //! Synthetic truths for exchange steps (two ranks sending to each other in a round):
-//! the calibration's train, isolated and refill exchanges, priced by hand.
+//! the calibration's train, isolated and refill exchanges, priced by hand; and for a
+//! rendezvous message alone, the isolated one-way message.
 use super::schedule::{self as s, simulate, Price};
 use super::tests::{flat, local};
 
@@ -104,4 +105,38 @@ fn a_rendezvous_step_starting_together_costs_the_isolated_exchange() {
         &|_| 0.0,
     );
     assert_eq!(t, 2.0 * 1200.0);
+}
+
+#[test]
+fn a_rendezvous_message_alone_costs_the_isolated_one_way() {
+    // Half a ping-pong 1300 ns, o_r 900; alone, the receiver is done 600 ns after the
+    // later start and the sender (the receiver's FIN) 1050.
+    let one = |rendezvous: bool, one_way: Option<(f64, f64)>| {
+        move |_: u32, _: u32, _: u64| Price {
+            recv_overhead_ns: 900.0,
+            one_way_isolated_ns: one_way,
+            rendezvous,
+            ..flat(1300.0, 100.0, 300.0)(0, 0, 0)
+        }
+    };
+    let local = local(&|_| 0.0);
+    let bcast = |n: u32, p: &dyn Fn(u32, u32, u64) -> Price, entries: &[f64]| {
+        crate::coll::sim::simulate_members_from(entries, &s::linear_bcast(n, 8192), p, &local)
+    };
+    let measured = Some((600.0, 1050.0));
+    // From the later entry: the receiver at 600, the root at 1050.
+    assert_eq!(
+        bcast(2, &one(true, measured), &[0.0, 200.0]),
+        vec![200.0 + 1050.0, 200.0 + 600.0]
+    );
+    // Unmeasured, or eager: half the round trip to the receiver, as before.
+    assert_eq!(bcast(2, &one(true, None), &[0.0, 0.0])[1], 1300.0);
+    assert_eq!(bcast(2, &one(false, measured), &[0.0, 0.0])[1], 1300.0);
+    // A receiver's o_r above the one-way's time to it counts as that time.
+    let slow = Some((600.0, 1050.0));
+    let big = |a: u32, b: u32, m: u64| Price {
+        recv_overhead_ns: 2000.0,
+        ..one(true, slow)(a, b, m)
+    };
+    assert_eq!(bcast(2, &big, &[0.0, 0.0]), vec![1050.0, 600.0]);
 }

@@ -6,8 +6,10 @@ use loggp_report::CalibrationSet;
 /// One peer class's prices, from its calibration set.
 pub(super) struct Prices<'a> {
     /// (size, end-to-end, o_s, o_r, gap, exchange, refill exchange, persistent exchange,
-    /// isolated exchange; the exchanges NaN where not measured), ns, by size, smoothed.
-    points: Vec<[f64; 9]>,
+    /// isolated exchange, isolated one-way message to the receiver's end and to the
+    /// sender's; the exchanges and one-ways NaN where not measured), ns, by size,
+    /// smoothed.
+    points: Vec<[f64; 11]>,
     set: &'a CalibrationSet,
     /// The values `without_spikes` replaced, said in each row's note: "o_s at 4096 B:
     /// 229202 → 820 ns".
@@ -52,7 +54,7 @@ fn without_spikes(size: &[f64], v: &[f64]) -> (Vec<f64>, Vec<usize>) {
 
 impl<'a> Prices<'a> {
     pub(super) fn of(set: &'a CalibrationSet) -> Option<Self> {
-        let mut points: Vec<[f64; 9]> = set
+        let mut points: Vec<[f64; 11]> = set
             .points
             .iter()
             .filter_map(|p| {
@@ -66,6 +68,8 @@ impl<'a> Prices<'a> {
                     p.exchange_refill_ns.unwrap_or(f64::NAN),
                     p.exchange_persistent_ns.unwrap_or(f64::NAN),
                     p.exchange_isolated_ns.unwrap_or(f64::NAN),
+                    p.one_way_isolated_recv_ns.unwrap_or(f64::NAN),
+                    p.one_way_isolated_send_ns.unwrap_or(f64::NAN),
                 ])
             })
             .collect();
@@ -80,6 +84,8 @@ impl<'a> Prices<'a> {
             (6, "refill exchange"),
             (7, "persistent exchange"),
             (8, "isolated exchange"),
+            (9, "isolated one-way message"),
+            (10, "isolated one-way message's send"),
         ] {
             // Only where measured (the exchange probe may be missing at some sizes).
             let at: Vec<usize> = (0..points.len())
@@ -149,6 +155,8 @@ impl<'a> Prices<'a> {
                     last[6] + 2.0 * more,
                     last[7] + 2.0 * more,
                     last[8] + 2.0 * more,
+                    last[9] + more,
+                    last[10] + more,
                 ]
             }
         };
@@ -198,6 +206,7 @@ impl<'a> Prices<'a> {
             exchange_refill_ns: v[6].is_finite().then_some(v[6]),
             exchange_persistent_ns: v[7].is_finite().then_some(v[7]),
             exchange_isolated_ns: v[8].is_finite().then_some(v[8]),
+            one_way_isolated_ns: (v[9].is_finite() && v[10].is_finite()).then_some((v[9], v[10])),
             rendezvous: range.and_then(|r| r.protocol.as_deref()) == Some("rendezvous"),
             // The smallest message's o_s and gap: the request a rendezvous send posts.
             post: Some((p[0][2], p[0][4])),

@@ -65,6 +65,12 @@ pub struct Price {
     /// exchange, each after a 0-byte one), where known: a step whose pair did not
     /// exchange in the round before. `exchange_ns` (a train) prices the step after one.
     pub exchange_isolated_ns: Option<f64>,
+    /// One message alone, both ranks starting together (the calibration's isolated
+    /// one-way message, each after a 0-byte exchange), where known: from the later start
+    /// to the receiver's end and to the sender's (ns). A rendezvous step from one member
+    /// to another costs this; `end_to_end_ns`, half a ping-pong's round trip, holds each
+    /// side's wait for the other's FIN (`isolated_one_way_ticks` in the shim).
+    pub one_way_isolated_ns: Option<(f64, f64)>,
     pub rendezvous: bool,
     /// A rendezvous send's own CPU time and gap, where known: those of the smallest
     /// message the calibration measured, the request that the send posts. Within one
@@ -138,6 +144,17 @@ pub fn shared_copy_factor(p: &Price) -> f64 {
         }
         _ => 1.0,
     }
+}
+
+/// A message of a round as its receiver takes it in.
+struct Arrival {
+    to: usize,
+    /// When its data is in (ns).
+    at: f64,
+    recv_overhead_ns: f64,
+    /// The sender, and how long after the receiver's end it is done, where the isolated
+    /// one-way message says so (`Price::one_way_isolated_ns`).
+    fin: Option<(usize, f64)>,
 }
 
 /// LogGP simulation (Alexandrov et al., SPAA 1995; the rendezvous wait as in LogGOPS):
@@ -236,7 +253,7 @@ pub fn simulate_members_from(
             }
         }
         let start: Vec<f64> = cpu.clone();
-        let mut arrivals: Vec<(usize, f64, f64)> = Vec::new();
+        let mut arrivals: Vec<Arrival> = Vec::new();
         // An exchange step (see `exchanges`): both finish the measured exchange time
         // after the later of them is free. A rendezvous step of a pair that did not
         // exchange in the round before starts together, and costs the calibration's
@@ -338,7 +355,31 @@ pub fn simulate_members_from(
             // costs its end-to-end time. Where o_s + o_r exceed it (a rendezvous over a
             // single copy: the sender's o_s is mostly waiting for the receiver's copy), the
             // two overlap in time, and a bound of o_s here counted that time twice.
-            let arrive = begin + (p.end_to_end_ns - p.recv_overhead_ns).max(0.0);
+            //
+            // A rendezvous message whose isolated one-way was measured costs that: its
+            // receiver is done `to_receiver` after the later start (its o_r at most that
+            // much of it), its sender when the receiver's FIN comes back, `to_sender` less
+            // `to_receiver` after the receiver's end (later where the receiver's copy was
+            // slowed). By half a ping-pong's round trip, a 2-rank Bcast of 4 KiB under Open
+            // MPI vader (basic linear: one rendezvous message) was priced 1.16–1.43 × its
+            // cost in five jobs (2026-11-29).
+            let one_way = p.one_way_isolated_ns.filter(|_| p.rendezvous);
+            let (flight, o_r, fin) = match one_way {
+                Some((to_receiver, to_sender)) => {
+                    let o_r = p.recv_overhead_ns.min(to_receiver);
+                    (
+                        to_receiver - o_r,
+                        o_r,
+                        Some((s, (to_sender - to_receiver).max(0.0))),
+                    )
+                }
+                None => (
+                    (p.end_to_end_ns - p.recv_overhead_ns).max(0.0),
+                    p.recv_overhead_ns,
+                    None,
+                ),
+            };
+            let arrive = begin + flight;
             done[s] = done[s].max(if p.rendezvous { arrive } else { cpu[s] });
             // Copies at once share the memory system (`shared_copy_factor`, f); k copies
             // reading one sender's buffer at once take turns at it, each beyond the first
@@ -356,13 +397,22 @@ pub fn simulate_members_from(
             } else {
                 1.0
             };
-            arrivals.push((d, arrive, p.recv_overhead_ns * copy));
+            arrivals.push(Arrival {
+                to: d,
+                at: arrive,
+                recv_overhead_ns: o_r * copy,
+                fin,
+            });
         }
-        arrivals.sort_by(|a, b| a.1.total_cmp(&b.1));
-        for (d, arrive, o_r) in arrivals {
+        arrivals.sort_by(|a, b| a.at.total_cmp(&b.at));
+        for a in arrivals {
+            let (d, arrive, o_r, fin) = (a.to, a.at, a.recv_overhead_ns, a.fin);
             let end = cpu[d].max(arrive) + o_r;
             cpu[d] = end;
             done[d] = done[d].max(end);
+            if let Some((s, after)) = fin {
+                done[s] = done[s].max(end + after);
+            }
         }
         for (list, cost) in [
             (&round.reduce, local.reduce_ns),

@@ -339,12 +339,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         }
         if how == Exchange::Isolated {
             let own = isolated_exchanges(self.t, k, s)?;
-            let mut peer = Vec::with_capacity(own.len());
-            while peer.len() < own.len() {
-                let w = self.ctl.recv_words()?;
-                peer.extend([[w[0], w[1]], [w[2], w[3]]]);
-            }
-            self.end_reversed(1, &[]);
+            let peer = self.peer_readings(own.len())?;
             let shared = self.t.shares_clock();
             return Some(
                 shared
@@ -355,6 +350,42 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         let v = exchange_train(self.t, k, s, how)?;
         self.end_reversed(1, &[]);
         Some(Some(v))
+    }
+
+    /// The server's readings of an isolated probe's `count` messages (two to a control
+    /// message), then the end of the command.
+    fn peer_readings(&mut self, count: usize) -> Option<Vec<[u64; 2]>> {
+        let mut peer = Vec::with_capacity(count);
+        while peer.len() < count {
+            let w = self.ctl.recv_words()?;
+            peer.extend([[w[0], w[1]], [w[2], w[3]]]);
+        }
+        self.end_reversed(1, &[]);
+        Some(peer)
+    }
+
+    /// The isolated one-way message (`isolated_one_ways`, k messages of s bytes from
+    /// this side): the ticks from the later side's start to the receiver's end and to
+    /// the sender's (`isolated_one_way_ticks`); `Some(None)` where the channel has no
+    /// exchange (the 0-byte one that brings both sides together) or the two sides do not
+    /// share a counter, where it is not run.
+    pub fn one_way(&mut self, k: u64, s: usize) -> Option<Option<[f64; 2]>> {
+        if !self.t.can_exchange() || !self.t.shares_clock() {
+            return Some(None);
+        }
+        if !self.fits_reversed(1) {
+            return None;
+        }
+        let how = Exchange::OneWay as u64;
+        if !self
+            .ctl
+            .send_words(&[self.word(CMD_EXCHANGE, how), k, s as u64, 1])
+        {
+            return None;
+        }
+        let own = isolated_one_ways(self.t, k, s, true)?;
+        let peer = self.peer_readings(own.len())?;
+        Some(isolated_one_way_ticks(&own, &peer))
     }
 
     /// Does a send of s bytes wait for a receiver that comes `late` ticks after it?

@@ -28,6 +28,9 @@ pub struct PointTicks {
     pub persistent: Option<Summary>,
     /// The isolated exchange's (each after a 0-byte exchange: `exchange_train`).
     pub isolated: Option<Summary>,
+    /// The isolated one-way message's, from the later side's start to the receiver's end
+    /// and to the sender's (`isolated_one_way_ticks`), where the channel has it.
+    pub one_way: Option<[Summary; 2]>,
     /// Every repetition (ticks), in the order of the passes that took them: PRTT(1,0,s),
     /// PRTT(n,0,s), PRTT(n,d,s), and each pass's median o_r.
     pub samples: [Vec<f64>; 4],
@@ -72,6 +75,9 @@ pub struct SizeProbes {
     /// Per pass: the isolated exchange's (each after a 0-byte one), where the channel
     /// has the exchange.
     pub isolateds: Vec<f64>,
+    /// Per pass: the isolated one-way message's (to the receiver's end, to the sender's),
+    /// where the channel has it.
+    pub one_ways: Vec<[f64; 2]>,
     /// The delay d and the late receiver's delay are fixed (by the first pass).
     pub fixed: bool,
 }
@@ -97,6 +103,7 @@ impl SizeProbes {
         self.refills.clear();
         self.persistents.clear();
         self.isolateds.clear();
+        self.one_ways.clear();
     }
 
     /// The summaries of the passes so far (the samples stay in pass order). The median of
@@ -146,6 +153,8 @@ impl SizeProbes {
             refill: (!self.refills.is_empty()).then(|| sum(&self.refills)),
             persistent: (!self.persistents.is_empty()).then(|| sum(&self.persistents)),
             isolated: (!self.isolateds.is_empty()).then(|| sum(&self.isolateds)),
+            one_way: (!self.one_ways.is_empty())
+                .then(|| [0, 1].map(|i| sum(&self.one_ways.iter().map(|x| x[i]).collect()))),
             samples: self.samples.clone(),
         }
     }
@@ -181,6 +190,7 @@ pub fn measure_pass<T: Transport, C: Control>(
     let times = c.send_times(late, s, 1)?;
     let exchange = c.exchange(n, s, Exchange::Plain)?;
     let isolated = c.exchange(n, s, Exchange::Isolated)?;
+    let one_way = c.one_way(n, s)?;
     let refill = if s >= REFILL_FROM_BYTES {
         c.exchange(n, s, Exchange::Refill)?
     } else {
@@ -202,6 +212,7 @@ pub fn measure_pass<T: Transport, C: Control>(
     p.refills.extend(refill);
     p.persistents.extend(persistent);
     p.isolateds.extend(isolated);
+    p.one_ways.extend(one_way);
     Some(())
 }
 

@@ -140,7 +140,7 @@ pub(super) fn exchange_train<T: Transport + ?Sized>(
     how: Exchange,
 ) -> Option<f64> {
     let one = |t: &mut T| match how {
-        Exchange::Plain | Exchange::Isolated => t.exchange(s),
+        Exchange::Plain | Exchange::Isolated | Exchange::OneWay => t.exchange(s),
         Exchange::Refill => t.exchange_refill(s),
         Exchange::Persistent => t.exchange_persistent(s),
     };
@@ -176,6 +176,59 @@ pub(super) fn isolated_exchanges<T: Transport + ?Sized>(
         v.push([t0, now()]);
     }
     Some(v)
+}
+
+/// Both sides of the isolated one-way message (`Exchange::OneWay`): k messages of s
+/// bytes from the client (`sends`) to the server, each right after a 0-byte exchange that
+/// brings both sides to it; each one's start and end on this side's counter.
+/// `isolated_one_way_ticks` combines both sides'.
+pub(super) fn isolated_one_ways<T: Transport + ?Sized>(
+    t: &mut T,
+    k: u64,
+    s: usize,
+    sends: bool,
+) -> Option<Vec<[u64; 2]>> {
+    let mut v = Vec::with_capacity(k as usize);
+    for _ in 0..k.max(1) {
+        if !t.exchange(0) {
+            return None;
+        }
+        let t0 = now();
+        if !(if sends { t.send(s) } else { t.recv(s) }) {
+            return None;
+        }
+        v.push([t0, now()]);
+    }
+    Some(v)
+}
+
+/// The isolated one-way message's cost (ticks), from the later side's start: to the
+/// receiver's end and to the sender's end (0 where the sender was done before the
+/// receiver began: an eager send), the medians over the messages. A collective's step
+/// from one member to another costs this, not half a ping-pong's round trip: after a
+/// 0-byte exchange, a rendezvous message of 4–16 KiB under Open MPI vader reached its
+/// receiver in 560–870 ns and its sender was done (the receiver's FIN) by about 1050–
+/// 1370, where half a round trip took 1360–1660 (in a ping-pong each side's send waits
+/// for that FIN before it can take the other's message, which has to wait unexpected);
+/// a 2-rank Bcast of 4 KiB, the basic linear one, took 1045–1069 ns (2 ranks, programs
+/// without loggp, 2026-11-29).
+///
+/// `sender` and `receiver` must be read on one counter (the ranks of one host). None where
+/// they cannot be (a receive that ended before its send began) or no messages.
+pub fn isolated_one_way_ticks(sender: &[[u64; 2]], receiver: &[[u64; 2]]) -> Option<[f64; 2]> {
+    let (mut to_receiver, mut to_sender) = (vec![], vec![]);
+    for (a, b) in sender.iter().zip(receiver) {
+        if b[1] <= a[0] {
+            return None;
+        }
+        let later = a[0].max(b[0]);
+        to_receiver.push((b[1] - later) as f64);
+        to_sender.push(a[1].saturating_sub(later) as f64);
+    }
+    Some([
+        loggp_model::stats::median(&to_receiver)?,
+        loggp_model::stats::median(&to_sender)?,
+    ])
 }
 
 /// The isolated exchange's cost (ticks): per exchange, from the later side's start to

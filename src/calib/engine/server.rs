@@ -76,9 +76,15 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                 let Some(how) = Exchange::from_wire(arg) else {
                     return;
                 };
-                if how == Exchange::Isolated {
-                    // This side's readings, two exchanges to a message, for the client.
-                    let Some(v) = isolated_exchanges(t, n, s) else {
+                if matches!(how, Exchange::Isolated | Exchange::OneWay) {
+                    // This side's readings, two messages to a control message, for the
+                    // client.
+                    let v = if how == Exchange::OneWay {
+                        isolated_one_ways(t, n, s, false)
+                    } else {
+                        isolated_exchanges(t, n, s)
+                    };
+                    let Some(v) = v else {
                         return;
                     };
                     for two in v.chunks(2) {

@@ -243,3 +243,21 @@ fn the_isolated_exchange_counts_from_the_later_start() {
     assert_eq!(isolated_exchange_ticks(&c, &b), None);
     assert_eq!(isolated_exchange_ticks(&[], &[]), None);
 }
+
+#[test]
+fn the_isolated_one_way_counts_from_the_later_start() {
+    use super::probes::isolated_one_way_ticks;
+    // The sender starts at 100, the receiver at 160, done at 760; the sender at 1210
+    // (the FIN): from 160, 600 and 1050. An eager sender done before the receiver began
+    // counts 0. Medians of three.
+    let sender = [[100, 1210], [2000, 3050], [5000, 5100]];
+    let receiver = [[160, 760], [2000, 2600], [5200, 5800]];
+    assert_eq!(
+        isolated_one_way_ticks(&sender, &receiver),
+        Some([600.0, 1050.0])
+    );
+    // A receive that ended before its send began: not one counter.
+    let late = [[100, 1210], [2000, 3050], [6000, 6100]];
+    assert_eq!(isolated_one_way_ticks(&late, &receiver), None);
+    assert_eq!(isolated_one_way_ticks(&[], &[]), None);
+}

@@ -61,13 +61,15 @@ pub trait Transport {
 /// Which exchange a train makes (`Transport::exchange`, `exchange_refill`,
 /// `exchange_persistent`), as CMD_EXCHANGE's argument carries it. `Isolated`: plain
 /// exchanges, each after a 0-byte exchange that brings both sides to it together
-/// (`exchange_train`).
+/// (`isolated_exchanges`); `OneWay`: as `Isolated`, but the client sends and the server
+/// receives (`isolated_one_ways`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Exchange {
     Plain = 0,
     Refill = 1,
     Persistent = 2,
     Isolated = 3,
+    OneWay = 4,
 }
 
 impl Exchange {
@@ -77,6 +79,7 @@ impl Exchange {
             Exchange::Refill,
             Exchange::Persistent,
             Exchange::Isolated,
+            Exchange::OneWay,
         ]
         .into_iter()
         .find(|e| *e as u64 == arg)
