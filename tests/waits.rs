@@ -340,6 +340,7 @@ fn polling_loop_calls(case: &str) -> Option<&'static [&'static str]> {
         "late_sender_testany" => Some(&["MPI_Testany"]),
         "late_sender_iprobe" => Some(&["MPI_Iprobe", "MPI_Recv"]),
         "late_sender_improbe" => Some(&["MPI_Improbe", "MPI_Mrecv"]),
+        "late_sender_improbe_imrecv" => Some(&["MPI_Improbe", "MPI_Imrecv", "MPI_Wait"]),
         _ => None,
     }
 }
@@ -439,7 +440,10 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
         | "late_sender_persistent"
         | "late_sender_test"
         | "late_sender_testany" => "irecv",
-        "late_sender_mprobe" | "late_sender_improbe" | "late_sender_imrecv" => "mrecv",
+        "late_sender_mprobe"
+        | "late_sender_improbe"
+        | "late_sender_imrecv"
+        | "late_sender_improbe_imrecv" => "mrecv",
         _ => "send",
     };
     let row = r0
@@ -557,7 +561,8 @@ fn late_sender_wait_is_the_senders_delay() {
 /// the receive's wait counted from the probe's entry too; through persistent requests
 /// (MPI_Send_init, MPI_Recv_init), numbered at each MPI_Start; and through a receive
 /// polled with MPI_Test or MPI_Testany, or found by polling MPI_Iprobe (then MPI_Recv)
-/// or MPI_Improbe (then MPI_Mrecv), waited for from the first poll.
+/// or MPI_Improbe (then MPI_Mrecv, or MPI_Imrecv and MPI_Wait), waited for from the
+/// first poll.
 #[test]
 fn late_sender_wait_through_nonblocking_calls() {
     for mpi in BOTH {
@@ -572,6 +577,7 @@ fn late_sender_wait_through_nonblocking_calls() {
             "late_sender_testany",
             "late_sender_iprobe",
             "late_sender_improbe",
+            "late_sender_improbe_imrecv",
         ] {
             let _ = late(
                 mpi,

@@ -35,9 +35,13 @@ pub struct Info {
     pub cancel_requested: bool,
     /// Message handle (Mprobe) rather than a request.
     pub message: bool,
-    /// The message's bytes; for a message handle (MPI_Mprobe, MPI_Improbe), the ticks
-    /// inside the probe calls that matched it (`hooks::probe::mprobe`).
+    /// The message's bytes (0 for a message handle).
     pub bytes: u64,
+    /// The ticks inside MPI that the message's wait counts before its completing calls:
+    /// for a message handle (MPI_Mprobe, MPI_Improbe), the probe calls that matched it
+    /// (`hooks::probe::mprobe`); for an MPI_Imrecv's request, those and the MPI_Imrecv
+    /// call; 0 otherwise.
+    pub polled_ticks: u64,
     pub peer_world: i32,
     pub start_ticks: u64,
     /// The communicator, to classify the source of a wildcard receive at completion.
@@ -104,7 +108,13 @@ impl Info {
             | (self.message as u64) << 10
             | (self.bytes & ((1 << 48) - 1)) << 16
     }
-    fn unpack(v: u64, peer_world: i32, start_ticks: u64, comm_bits: u64) -> Info {
+    fn unpack(
+        v: u64,
+        peer_world: i32,
+        start_ticks: u64,
+        comm_bits: u64,
+        polled_ticks: u64,
+    ) -> Info {
         Info {
             mode: Mode::from_u8((v & 0xf) as u8),
             class: PeerClass::from_u8(((v >> 4) & 7) as u8),
@@ -113,6 +123,7 @@ impl Info {
             cancel_requested: v >> 9 & 1 != 0,
             message: v >> 10 & 1 != 0,
             bytes: v >> 16,
+            polled_ticks,
             peer_world,
             start_ticks,
             comm_bits,
@@ -132,6 +143,7 @@ struct Entry {
     tag: AtomicI32,
     channel: AtomicU64,
     seq: AtomicU64,
+    polled: AtomicU64,
 }
 
 impl Entry {
@@ -142,6 +154,7 @@ impl Entry {
             peer,
             self.start.load(Relaxed),
             self.comm.load(Relaxed),
+            self.polled.load(Relaxed),
         );
         i.sample = Sample {
             channel: self.channel.load(Relaxed),
@@ -157,6 +170,7 @@ impl Entry {
         self.tag.store(info.sample.tag, Relaxed);
         self.channel.store(info.sample.channel, Relaxed);
         self.seq.store(info.sample.seq, Relaxed);
+        self.polled.store(info.polled_ticks, Relaxed);
         self.peer.store(info.peer_world, Release);
     }
 }
@@ -301,6 +315,7 @@ mod tests {
             cancel_requested: false,
             message: false,
             bytes,
+            polled_ticks: 0,
             peer_world: 3,
             start_ticks: 42,
             comm_bits: 9,

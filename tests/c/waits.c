@@ -142,8 +142,11 @@ int main(int argc, char **argv) {
     int probe = !strcmp(c, "late_sender_probe");
     /* late_sender_iprobe: MPI_Iprobe from any source with any tag until it finds the
      * message, then MPI_Get_count and MPI_Recv from the status's source and tag;
-     * late_sender_improbe: MPI_Improbe the same way, then MPI_Mrecv. */
-    int iprobe = !strcmp(c, "late_sender_iprobe"), improbe = !strcmp(c, "late_sender_improbe");
+     * late_sender_improbe: MPI_Improbe the same way, then MPI_Mrecv;
+     * late_sender_improbe_imrecv: then MPI_Imrecv and MPI_Wait. */
+    int improbe_imrecv = !strcmp(c, "late_sender_improbe_imrecv");
+    int iprobe = !strcmp(c, "late_sender_iprobe");
+    int improbe = !strcmp(c, "late_sender_improbe") || improbe_imrecv;
     /* late_sender_persistent: MPI_Send_init and MPI_Recv_init once, then each message
      * through MPI_Start and MPI_Wait. */
     int persistent = !strcmp(c, "late_sender_persistent");
@@ -202,7 +205,10 @@ int main(int argc, char **argv) {
         if (probing) MPI_Get_count(&st, MPI_BYTE, &n);
         if (iprobe)
           MPI_Recv(buf, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        else if (improbe)
+        else if (improbe_imrecv) {
+          MPI_Imrecv(buf, n, MPI_BYTE, &m, &rq);
+          MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } else if (improbe)
           MPI_Mrecv(buf, n, MPI_BYTE, &m, MPI_STATUS_IGNORE);
       } else if (nb) {
         MPI_Wait(&rq, &st);

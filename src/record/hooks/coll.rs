@@ -201,6 +201,7 @@ fn track(
                 cancel_requested: false,
                 message: false,
                 bytes,
+                polled_ticks: 0,
                 peer_world: -1,
                 start_ticks: t0,
                 comm_bits: comm.bits(),

@@ -135,9 +135,28 @@ fn sample_completed(
     let recv = matches!(info.mode, Mode::Irecv | Mode::Mrecv);
     let side = if recv { SIDE_RECV } else { SIDE_SEND };
     // An MPI_Imrecv's message waited from the probe that matched it (its start), not
-    // from the polls of its request.
+    // from the polls of its request; the time inside MPI of that span is the probe
+    // calls' and the MPI_Imrecv's (`Info::polled_ticks`), the Test calls' that polled its
+    // request, and the completing call's, as for a message an MPI_Mrecv takes
+    // (`probe::mrecv`). The MPI_Imrecv's own ticks count with the polls, spread over the
+    // span before the completing call (it comes after the probe found the message: a
+    // late sender's wait holds slightly too much of it).
     let (times, polls) = if info.mode == Mode::Mrecv {
-        ([times[0], times[0], times[2]], 0)
+        let (earlier, completing) = match samples::poll_parts(polls) {
+            Some(parts) => parts,
+            None => (0, times[2].wrapping_sub(times[1])),
+        };
+        let word = match (info.polled_ticks, polls) {
+            (0, _) => 0,
+            // Saturated: the span's calls are not known.
+            (_, w) if w != 0 && samples::poll_parts(w).is_none() => w,
+            (p, _) => poll_word(
+                p.saturating_add(earlier),
+                times[2].wrapping_sub(completing),
+                times[2],
+            ),
+        };
+        ([times[0], times[0], times[2]], word)
     } else {
         (times, polls)
     };

@@ -275,6 +275,7 @@ pub(super) fn track(
             cancel_requested: false,
             message: false,
             bytes: size,
+            polled_ticks: 0,
             peer_world: peer,
             start_ticks: t0,
             comm_bits: comm.bits(),

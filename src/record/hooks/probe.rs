@@ -165,8 +165,8 @@ pub(crate) fn mprobe(
                         active: false,
                         cancel_requested: false,
                         message: true,
-                        // A message handle moves no bytes: the probe calls' ticks.
-                        bytes: ticks,
+                        bytes: 0,
+                        polled_ticks: ticks,
                         peer_world: peer,
                         start_ticks: since,
                         comm_bits: comm.bits(),
@@ -229,9 +229,8 @@ pub(crate) fn mrecv(
                         class as u8,
                         size,
                         [i.start_ticks, i.start_ticks, t1],
-                        // The probe calls' time (the message handle's `bytes`) and
-                        // this call's.
-                        samples::poll_word(i.bytes, t0, t1),
+                        // The probe calls' time and this call's.
+                        samples::poll_word(i.polled_ticks, t0, t1),
                     );
                 }
             }
@@ -246,6 +245,10 @@ pub(crate) fn mrecv(
                         cancel_requested: false,
                         message: false,
                         bytes: size,
+                        // The probe calls' time and this call's: its completing calls
+                        // add theirs (`complete::sample_completed`).
+                        polled_ticks: probed
+                            .map_or(0, |i| i.polled_ticks.saturating_add(t1.wrapping_sub(t0))),
                         peer_world: peer,
                         start_ticks: probed.map_or(t0, |i| i.start_ticks),
                         comm_bits,
