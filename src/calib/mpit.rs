@@ -156,6 +156,7 @@ pub fn collective_config() -> loggp_report::CollectiveConfig {
         reduce_local_ns: ops.reduce_ns,
         copy_local_ns: ops.copy_ns,
         datatype_setup_ns: ops.datatype_setup_ns,
+        user_op_ns: crate::record::hooks::user_op::per_call_ns(),
         ..Default::default()
     };
     if mpi::FLAVOR == "openmpi" {

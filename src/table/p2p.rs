@@ -274,6 +274,15 @@ macro_rules! p2p_rows {
                 c: (comm: *mut MPI_Comm) => comm_free(comm, || PMPI_Comm_free(comm)),
             }
 
+            // Watched, not counted: a user-defined operation is created with a trampoline
+            // that times the application's function per call (`hooks::user_op`), so that
+            // the collective model prices its reductions. (Open MPI's Fortran
+            // MPI_OP_CREATE calls PMPI_Op_create directly: such an operation is not timed.)
+            MPI_Op_create { role: Other, mode: None, entry: guarded,
+                c: (user_fn: MPI_User_function, commute: c_int, op: *mut MPI_Op)
+                    => op_create(user_fn, |f| PMPI_Op_create(f, commute, op)),
+            }
+
             // MPI-4 large-count forms (§2.5.8): the same hooks with an MPI_Count, under their
             // own names.
             MPI_Send_c { role: Initiates, mode: Send, entry: guarded, cfg: mpi_large_count,

@@ -121,7 +121,8 @@ static void print_reference(const char *where, long m) {
 }
 
 /* A user-defined sum of doubles: the reductions' operation where COLL_MODEL_OP is "user"
- * (declared commutative) or "user_nc" (declared non-commutative); else MPI_SUM. The
+ * (declared commutative) or "user_nc" (declared non-commutative); else MPI_SUM (or
+ * user_slow_sum). The
  * MPIs choose their algorithms by it. */
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt) {
   (void)dt;
@@ -130,11 +131,29 @@ static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt) {
   for (int i = 0; i < *len; i++) y[i] += x[i];
 }
 
+/* A user-defined sum that costs far more than MPI_SUM: each element goes through 24
+ * dependent multiply-adds before it is added (several ns an element, where MPI_SUM
+ * takes under one), as an expensive operation (a complex or a custom reduction) would.
+ * COLL_MODEL_OP "user_slow". The values stay normal: the buffers' doubles are 7.8e-304,
+ * and each step adds 1e-300 (scaled down instead, they turn denormal, and each step
+ * then costs about 100 ns here). */
+static void user_slow_sum(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  const double *x = in;
+  double *y = inout;
+  for (int i = 0; i < *len; i++) {
+    double v = x[i];
+    for (int k = 0; k < 24; k++) v = v * 1.0000001 + 1e-300;
+    y[i] += v;
+  }
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Op op = MPI_SUM;
   const char *which_op = getenv("COLL_MODEL_OP");
   if (which_op && !strcmp(which_op, "user")) MPI_Op_create(user_sum, 1, &op);
+  if (which_op && !strcmp(which_op, "user_slow")) MPI_Op_create(user_slow_sum, 1, &op);
   if (which_op && !strcmp(which_op, "user_nc")) MPI_Op_create(user_sum, 0, &op);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -248,7 +267,16 @@ int main(int argc, char **argv) {
   free(b);
   free(ra);
   free(rb);
+  /* The user sum's result is the sum (the shim runs the application's function through
+   * a trampoline of its own): 1 + 2 + ... + size in every element, or the job fails. */
+  int wrong = 0;
+  if (which_op && (!strcmp(which_op, "user") || !strcmp(which_op, "user_nc"))) {
+    double v[3] = {rank + 1, rank + 1, rank + 1}, sum[3] = {0, 0, 0};
+    MPI_Allreduce(v, sum, 3, MPI_DOUBLE, op, MPI_COMM_WORLD);
+    for (int i = 0; i < 3; i++) wrong |= sum[i] != size * (size + 1) / 2.0;
+    if (wrong) fprintf(stderr, "user operation: %g, not %g\n", sum[0], size * (size + 1) / 2.0);
+  }
   if (op != MPI_SUM) MPI_Op_free(&op);
   MPI_Finalize();
-  return 0;
+  return wrong;
 }

@@ -372,13 +372,27 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 ));
             }
             let cfg = &r.collective_config;
-            let local = &cfg.reduce_local_ns;
+            // A user-defined operation's reduction is priced by the job's own calls of
+            // such operations (`user_op_ns`, per element, at the row's element size).
+            let user: Vec<[f64; 2]> = cfg
+                .user_op_ns
+                .iter()
+                .map(|&[elements, ns]| [elements * x.op.element_bytes as f64, ns])
+                .collect();
+            let user_op = x.op.recorded && !x.op.builtin;
+            let local = if user_op && !user.is_empty() {
+                &user
+            } else {
+                &cfg.reduce_local_ns
+            };
             if local.is_empty() && matches!(x.coll, "allreduce" | "reduce") {
                 notes.push(
                     "the local reduction is not priced (MPI_Reduce_local was not measured)".into(),
                 );
-            } else if x.op.recorded && !x.op.builtin {
-                notes.push(format!("a user-defined operation ({}): its local reduction is priced as MPI_Reduce_local of MPI_SUM on doubles, the one measured", x.operation.as_deref().unwrap_or_default()));
+            } else if user_op && user.is_empty() {
+                notes.push(format!("a user-defined operation ({}): its local reduction is priced as MPI_Reduce_local of MPI_SUM on doubles, the one measured (the job's own operation was not timed: created in Fortran under Open MPI, or after the first 16)", x.operation.as_deref().unwrap_or_default()));
+            } else if user_op {
+                notes.push(format!("a user-defined operation ({}): its local reduction is priced by the job's own calls of its user-defined operations on rank 0 (`collective_config.user_op_ns`, all of them together)", x.operation.as_deref().unwrap_or_default()));
             }
             // Allgather, Alltoall and Allreduce begin with each rank's copy of its own
             // block (or vector) into the receive buffer, every rank alike: it delays the

@@ -17,6 +17,7 @@ pub mod neighbor;
 pub mod p2p;
 pub mod persistent;
 pub mod probe;
+pub mod user_op;
 
 #[cfg(mpi_persistent_coll)]
 pub(crate) use coll::init_collective;
@@ -29,3 +30,4 @@ pub(crate) use exchange::sendrecv;
 pub(crate) use p2p::{blocking_recv, blocking_send, start_nonblocking};
 pub(crate) use persistent::{cancel, comm_free, request_free, start, startall};
 pub(crate) use probe::{mprobe, mrecv, probe};
+pub(crate) use user_op::op_create;

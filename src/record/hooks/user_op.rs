@@ -1,0 +1,122 @@
+//! User-defined reduction operations (MPI_Op_create): each is created with a trampoline
+//! of ours in place of the application's function, which it calls with the same
+//! arguments and times, so that the collective model prices a reduction by the
+//! operation the job runs (issue 26) where it priced every one as MPI_SUM on doubles.
+//! A reduction's local arithmetic is most of a large Allreduce's cost when the
+//! operation is expensive, and only the application's own function says how much.
+//!
+//! The trampoline reads the clock twice and adds to fixed cells (per octave of the
+//! element count: calls, elements, ticks); it allocates nothing, takes no lock and calls
+//! no MPI function, and it stays the operation's function for its whole life, profiling
+//! on or off: MPI may apply an operation after MPI_Op_free, so a slot is never reused.
+//! The first `SLOTS` operations get one; later ones run the application's function
+//! unwrapped (untimed). MPI_Op_create_c (a count of MPI_Count) is not wrapped.
+use crate::base::clock::{self, now};
+use crate::base::mpi::{MPI_Datatype, MPI_User_function};
+use loggp_report::Mode;
+use std::os::raw::{c_int, c_void};
+use std::sync::atomic::{
+    AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+};
+
+type UserFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut MPI_Datatype);
+
+/// Operations that get a trampoline (mpi4py creates one per Python operation).
+const SLOTS: usize = 16;
+/// Octaves of the element count (`len` is a C int: below 2^31).
+const OCTAVES: usize = 32;
+
+/// The application's function of each slot, as an address (0: free).
+static FUNCTIONS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+/// Per octave of the element count: calls, elements, ticks.
+static CELLS: [[AtomicU64; 3]; OCTAVES] = [const { [const { AtomicU64::new(0) }; 3] }; OCTAVES];
+
+/// Calls slot `K`'s function with the arguments MPI gave, timed.
+unsafe extern "C" fn trampoline<const K: usize>(
+    invec: *mut c_void,
+    inoutvec: *mut c_void,
+    len: *mut c_int,
+    datatype: *mut MPI_Datatype,
+) {
+    let f = FUNCTIONS[K].load(Acquire);
+    if f == 0 {
+        return; // never: the slot is filled before MPI has the trampoline
+    }
+    // SAFETY: the address of the application's non-null MPI_User_function, stored by
+    // `op_create` before PMPI_Op_create saw this trampoline.
+    let f: UserFn = unsafe { std::mem::transmute::<usize, UserFn>(f) };
+    let t0 = now();
+    // SAFETY: the application's own function with MPI's own arguments, unchanged.
+    unsafe { f(invec, inoutvec, len, datatype) };
+    let t1 = now();
+    // SAFETY: MPI passes a valid count (read after the call, which may not change it).
+    let n = if len.is_null() { 0 } else { unsafe { *len } };
+    if n > 0 {
+        let octave = (63 - (n as u64).leading_zeros()) as usize;
+        if let Some(c) = CELLS.get(octave) {
+            c[0].fetch_add(1, Relaxed);
+            c[1].fetch_add(n as u64, Relaxed);
+            c[2].fetch_add(t1.wrapping_sub(t0), Relaxed);
+        }
+    }
+}
+
+const TRAMPOLINES: [UserFn; SLOTS] = [
+    trampoline::<0>,
+    trampoline::<1>,
+    trampoline::<2>,
+    trampoline::<3>,
+    trampoline::<4>,
+    trampoline::<5>,
+    trampoline::<6>,
+    trampoline::<7>,
+    trampoline::<8>,
+    trampoline::<9>,
+    trampoline::<10>,
+    trampoline::<11>,
+    trampoline::<12>,
+    trampoline::<13>,
+    trampoline::<14>,
+    trampoline::<15>,
+];
+
+/// MPI_Op_create: the operation is created with a free slot's trampoline in place of
+/// the application's function (`call` takes the function to create it with), or with the
+/// application's own where none is left or it is null.
+#[inline]
+pub(crate) fn op_create(
+    _func: u8,
+    _mode: Mode,
+    user_fn: MPI_User_function,
+    call: impl FnOnce(MPI_User_function) -> c_int,
+) -> c_int {
+    let Some(f) = user_fn else {
+        return call(user_fn);
+    };
+    let k = NEXT.fetch_add(1, Relaxed);
+    let Some(slot) = FUNCTIONS.get(k) else {
+        return call(user_fn);
+    };
+    slot.store(f as usize, Release);
+    call(Some(TRAMPOLINES[k]))
+}
+
+/// The user-defined operations' calls on this rank: `[elements, ns]` per octave of the
+/// element count that had calls, the means of its calls, in order.
+pub fn per_call_ns() -> Vec<[f64; 2]> {
+    let ns = clock::ns_per_tick(clock::hz());
+    CELLS
+        .iter()
+        .filter_map(|c| {
+            let calls = c[0].load(Relaxed);
+            (calls > 0).then(|| {
+                let n = calls as f64;
+                [
+                    c[1].load(Relaxed) as f64 / n,
+                    c[2].load(Relaxed) as f64 * ns / n,
+                ]
+            })
+        })
+        .collect()
+}
