@@ -1,7 +1,7 @@
 ! The collectives of tests/c/collectives.c through a Fortran binding, with the same
 ! arguments (so the same per-rank counts and bytes): -DF08 (use mpi_f08) or -DUSEMPI
-! (use mpi). Blocking and nonblocking, ITER times each, then an in-place Allreduce and
-! the checksum's Reduce. 4 ranks. Prints a checksum, the same with and without the shim.
+! (use mpi). Blocking and nonblocking, ITER times each, then an in-place Allreduce (by
+! a user-defined sum under use mpi) and the checksum's Reduce. 4 ranks. Prints a checksum, the same with and without the shim.
 #ifdef F08
 #define REQ_T type(MPI_Request)
 #define DT_T type(MPI_Datatype)
@@ -22,6 +22,11 @@ program collectives
   DT_T :: ints(4)
   REQ_T :: q
   integer(kind=8) :: checksum, total
+#ifndef F08
+  ! The in-place Allreduce's user-defined sum (use mpi: an external subroutine).
+  integer :: usum
+  external int_sum
+#endif
   counts = (/1, 2, 3, 4/)
   displs = (/0, 1, 3, 6/)
   ones = 1
@@ -111,7 +116,15 @@ program collectives
   do i = 1, 6
     recvb(i) = rank + i - 1
   end do
+#ifdef F08
   call MPI_Allreduce(MPI_IN_PLACE, recvb, 6, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+#else
+  ! Through a user-defined sum, as the C program: MPICH's binding creates it through the
+  ! C MPI_Op_create, and so with the shim's trampoline; Open MPI's calls PMPI_Op_create.
+  call MPI_Op_create(int_sum, .true., usum, ierr)
+  call MPI_Allreduce(MPI_IN_PLACE, recvb, 6, MPI_INTEGER, usum, MPI_COMM_WORLD, ierr)
+  call MPI_Op_free(usum, ierr)
+#endif
   call add(recvb, 6)
   total = 0
   call MPI_Reduce(checksum, total, 1, MPI_INTEGER8, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
@@ -126,3 +139,12 @@ contains
     end do
   end subroutine add
 end program collectives
+
+#ifndef F08
+! The user-defined integer sum of the in-place Allreduce.
+subroutine int_sum(invec, inoutvec, len, datatype)
+  integer :: len, datatype
+  integer :: invec(len), inoutvec(len)
+  inoutvec = inoutvec + invec
+end subroutine int_sum
+#endif
