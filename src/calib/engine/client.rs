@@ -319,7 +319,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
 
     /// The exchange probe (`exchange_train`, k exchanges) where the channel has it: the
     /// time per exchange in ticks, `Some(None)` where the channel has no exchange. The
-    /// isolated exchange (`isolated_exchanges`) is `Some(None)` too where the two sides
+    /// isolated exchange (`isolated_steps`) is `Some(None)` too where the two sides
     /// do not share a counter, or their readings show they do not. Both
     /// sides send at once, so the server cannot take a stop mark in band: a train that
     /// would end past the deadline is not started.
@@ -338,7 +338,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             return None;
         }
         if how == Exchange::Isolated {
-            let own = isolated_exchanges(self.t, k, s)?;
+            let own = isolated_steps(self.t, k, s, how, true)?;
             let peer = self.peer_readings(own.len())?;
             let shared = self.t.shares_clock();
             return Some(
@@ -364,7 +364,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         Some(peer)
     }
 
-    /// The isolated one-way message (`isolated_one_ways`, k messages of s bytes from
+    /// The isolated one-way message (`isolated_steps`, k messages of s bytes from
     /// this side): the ticks from the later side's start to the receiver's end and to
     /// the sender's (`isolated_one_way_ticks`); `Some(None)` where the channel has no
     /// exchange (the 0-byte one that brings both sides together) or the two sides do not
@@ -383,7 +383,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         {
             return None;
         }
-        let own = isolated_one_ways(self.t, k, s, true)?;
+        let own = isolated_steps(self.t, k, s, Exchange::OneWay, true)?;
         let peer = self.peer_readings(own.len())?;
         Some(isolated_one_way_ticks(&own, &peer))
     }

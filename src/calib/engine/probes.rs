@@ -132,7 +132,7 @@ pub(super) fn time_receives<T: Transport + ?Sized>(
 /// refill (each exchange sends what the one before received, into the buffer it sent
 /// from: `Transport::exchange_refill`), or through persistent requests
 /// (`Transport::exchange_persistent`). `Exchange::Isolated` is not a train
-/// (`isolated_exchanges`).
+/// (`isolated_steps`).
 pub(super) fn exchange_train<T: Transport + ?Sized>(
     t: &mut T,
     k: u64,
@@ -156,36 +156,16 @@ pub(super) fn exchange_train<T: Transport + ?Sized>(
     Some(now().wrapping_sub(t0) as f64 / (k.max(2) - 1) as f64)
 }
 
-/// Both sides of the isolated exchange (`Exchange::Isolated`): k plain exchanges of s
-/// bytes, each right after a 0-byte exchange that brings both sides to it; each one's
-/// start and end on this side's counter. `isolated_exchange_ticks` combines both sides'.
-pub(super) fn isolated_exchanges<T: Transport + ?Sized>(
+/// Both sides of an isolated probe: k steps of s bytes, each right after a 0-byte
+/// exchange that brings both sides to it; each one's start and end on this side's
+/// counter. A step is one plain exchange (`Exchange::Isolated`, combined by
+/// `isolated_exchange_ticks`) or one message from the client (`sends`) to the server
+/// (`Exchange::OneWay`, combined by `isolated_one_way_ticks`).
+pub(super) fn isolated_steps<T: Transport + ?Sized>(
     t: &mut T,
     k: u64,
     s: usize,
-) -> Option<Vec<[u64; 2]>> {
-    let mut v = Vec::with_capacity(k as usize);
-    for _ in 0..k.max(1) {
-        if !t.exchange(0) {
-            return None;
-        }
-        let t0 = now();
-        if !t.exchange(s) {
-            return None;
-        }
-        v.push([t0, now()]);
-    }
-    Some(v)
-}
-
-/// Both sides of the isolated one-way message (`Exchange::OneWay`): k messages of s
-/// bytes from the client (`sends`) to the server, each right after a 0-byte exchange that
-/// brings both sides to it; each one's start and end on this side's counter.
-/// `isolated_one_way_ticks` combines both sides'.
-pub(super) fn isolated_one_ways<T: Transport + ?Sized>(
-    t: &mut T,
-    k: u64,
-    s: usize,
+    how: Exchange,
     sends: bool,
 ) -> Option<Vec<[u64; 2]>> {
     let mut v = Vec::with_capacity(k as usize);
@@ -194,7 +174,12 @@ pub(super) fn isolated_one_ways<T: Transport + ?Sized>(
             return None;
         }
         let t0 = now();
-        if !(if sends { t.send(s) } else { t.recv(s) }) {
+        let done = match how {
+            Exchange::OneWay if sends => t.send(s),
+            Exchange::OneWay => t.recv(s),
+            _ => t.exchange(s),
+        };
+        if !done {
             return None;
         }
         v.push([t0, now()]);

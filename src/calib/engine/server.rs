@@ -79,12 +79,7 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                 if matches!(how, Exchange::Isolated | Exchange::OneWay) {
                     // This side's readings, two messages to a control message, for the
                     // client.
-                    let v = if how == Exchange::OneWay {
-                        isolated_one_ways(t, n, s, false)
-                    } else {
-                        isolated_exchanges(t, n, s)
-                    };
-                    let Some(v) = v else {
+                    let Some(v) = isolated_steps(t, n, s, how, false) else {
                         return;
                     };
                     for two in v.chunks(2) {

@@ -61,8 +61,8 @@ pub trait Transport {
 /// Which exchange a train makes (`Transport::exchange`, `exchange_refill`,
 /// `exchange_persistent`), as CMD_EXCHANGE's argument carries it. `Isolated`: plain
 /// exchanges, each after a 0-byte exchange that brings both sides to it together
-/// (`isolated_exchanges`); `OneWay`: as `Isolated`, but the client sends and the server
-/// receives (`isolated_one_ways`).
+/// (`isolated_steps`); `OneWay`: as `Isolated`, but the client sends and the server
+/// receives (`isolated_steps`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Exchange {
     Plain = 0,
