@@ -108,11 +108,15 @@ fn after_init(func: u8, mode: Mode, level: c_int, init_ns: u64, entered_ns: u64)
         let comm = mpi::Handle::from_bits(job.priv_comm_bits);
         let outcome = calib::run::run_at_init(comm, world);
         let _ = CALIBRATION.set(outcome);
-        clocks::at_init(comm, world.rank, world.size);
-        // Not where the calibration is off: it costs what the user turned off.
+        // Not where the calibration is off: it costs what the user turned off. Before
+        // the clocks' ping-pongs with rank 0, which every rank waits in until rank 0 is
+        // done: after them, rank 0 alone left MPI_Init about 10 ms later than the others,
+        // and the demo's first finding was that wait, made by loggp ("rank 1 waits for
+        // rank 0's sends (late sender): 9.28–9.68 ms", Open MPI and MPICH, 2026-11-29).
         if world.rank == 0 && s.calibrate != crate::base::settings::Calibrate::Off {
             calib::local::time_at_init();
         }
+        clocks::at_init(comm, world.rank, world.size);
     }
     crate::output::counters::start();
     runtime::set_running();

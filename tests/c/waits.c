@@ -40,7 +40,10 @@
  * exchange_waitall_late, exchange_sendrecv_late: 100 of the same, rank 1 computing D
  *                before each (rank 0's call waits for both its message ends).
  * Every case: rank 0's time from MPI_Init's return to its MPI_Finalize call (TRUTH
- * between_init_and_finalize_ns), the application's wall time but for MPI_Init's own.
+ * between_init_and_finalize_ns), the application's wall time but for MPI_Init's own;
+ * and how far apart the ranks returned from MPI_Init (TRUTH init_return_spread_ns, the
+ * ranks of one host reading one CLOCK_MONOTONIC), which loggp's own work there must not
+ * stretch. 
  * "Computes" is a busy loop on CLOCK_MONOTONIC; the collective cases on more than 2
  * ranks sleep through all but its last 0.3 ms, so that 4 ranks on 2 cores keep the
  * delay. Besides the nominal delay, the program prints the truth it measured itself on
@@ -121,6 +124,17 @@ int main(int argc, char **argv) {
   /* Per call: entry and exit (ns) on this rank. */
   double *in = calloc(3000, sizeof(double)), *out = calloc(3000, sizeof(double));
   int calls = 0;
+  double *returned = calloc(size, sizeof(double));
+  MPI_Gather(&after_init, 1, MPI_DOUBLE, returned, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    double lo = returned[0], hi = returned[0];
+    for (int r = 1; r < size; r++) {
+      if (returned[r] < lo) lo = returned[r];
+      if (returned[r] > hi) hi = returned[r];
+    }
+    printf("TRUTH init_return_spread_ns %.0f\n", hi - lo);
+  }
+  free(returned);
   MPI_Barrier(MPI_COMM_WORLD);
   if (!strncmp(c, "late_sender", 11) || !strncmp(c, "late_receiver", 13)) {
     int late_send = !strncmp(c, "late_sender", 11);
