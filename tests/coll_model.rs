@@ -236,7 +236,7 @@ fn mpich_names_its_cvar_or_its_default() {
 /// 394–418; Reduce of 4 KiB (then the non-root's row), default 1613–1688 ns,
 /// reduce_scatter_gather 1607–1674, binomial 551–563. Each job has one row per size:
 /// a Reduce's root, which counts 2m, is in its members' row (`measured::root_of_reduce`).
-/// 2026-11-29, Reduce of 4 KiB in six jobs each: default 2038–2258 ns, reduce_scatter_gather
+/// 2026-11-29, Reduce of 4 KiB in five jobs each: default 2038–2258 ns, reduce_scatter_gather
 /// 1995–2542, binomial 1272–1372.
 #[test]
 fn mpichs_default_is_the_algorithm_that_runs() {
