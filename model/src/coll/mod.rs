@@ -374,12 +374,11 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             let cfg = &r.collective_config;
             // A user-defined operation's reduction is priced by the job's own calls of
             // such operations (`user_op_ns`, per element, at the row's element size).
-            let user: Vec<[f64; 2]> = cfg
-                .user_op_ns
-                .iter()
+            let user_op = x.op.recorded && !x.op.builtin;
+            let user: Vec<[f64; 2]> = (cfg.user_op_ns.iter())
+                .filter(|_| user_op)
                 .map(|&[elements, ns]| [elements * x.op.element_bytes as f64, ns])
                 .collect();
-            let user_op = x.op.recorded && !x.op.builtin;
             let local = if user_op && !user.is_empty() {
                 &user
             } else {

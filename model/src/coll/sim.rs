@@ -405,8 +405,13 @@ pub fn simulate_members_from(
             });
         }
         arrivals.sort_by(|a, b| a.at.total_cmp(&b.at));
-        for a in arrivals {
-            let (d, arrive, o_r, fin) = (a.to, a.at, a.recv_overhead_ns, a.fin);
+        for Arrival {
+            to: d,
+            at: arrive,
+            recv_overhead_ns: o_r,
+            fin,
+        } in arrivals
+        {
             let end = cpu[d].max(arrive) + o_r;
             cpu[d] = end;
             done[d] = done[d].max(end);

@@ -3,6 +3,9 @@ use super::probes::*;
 use super::wire::*;
 use loggp_model::stats::{summarize, Summary};
 
+/// One side's (start, end) of each step of an isolated probe, in ticks.
+type Readings = Vec<[u64; 2]>;
+
 /// A repetition this much slower than the fastest of its command is a stall (see
 /// `Client::note_stall`), where it is also `STALL_FACTOR` times slower: 50 ms, a
 /// twentieth of the quick budget, far above this VM's scheduling noise (a rank preempted
@@ -325,67 +328,58 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
     /// would end past the deadline is not started.
     /// `how`: which exchange (`Exchange`).
     pub fn exchange(&mut self, k: u64, s: usize, how: Exchange) -> Option<Option<f64>> {
-        if !self.t.can_exchange() {
-            return Some(None);
-        }
-        if !self.fits_reversed(1) {
-            return None;
-        }
-        if !self
-            .ctl
-            .send_words(&[self.word(CMD_EXCHANGE, how as u64), k, s as u64, 1])
-        {
-            return None;
-        }
         if how == Exchange::Isolated {
-            let own = isolated_steps(self.t, k, s, how, true)?;
-            let peer = self.peer_readings(own.len())?;
-            let shared = self.t.shares_clock();
-            return Some(
-                shared
-                    .then(|| isolated_exchange_ticks(&own, &peer))
-                    .flatten(),
-            );
+            let readings = self.isolated(k, s, how)?;
+            return Some(readings.and_then(|[own, peer]| isolated_exchange_ticks(&own, &peer)));
+        }
+        if !self.start_exchange(k, s, how)? {
+            return Some(None);
         }
         let v = exchange_train(self.t, k, s, how)?;
         self.end_reversed(1, &[]);
         Some(Some(v))
     }
 
-    /// The server's readings of an isolated probe's `count` messages (two to a control
-    /// message), then the end of the command.
-    fn peer_readings(&mut self, count: usize) -> Option<Vec<[u64; 2]>> {
-        let mut peer = Vec::with_capacity(count);
-        while peer.len() < count {
-            let w = self.ctl.recv_words()?;
-            peer.extend([[w[0], w[1]], [w[2], w[3]]]);
-        }
-        self.end_reversed(1, &[]);
-        Some(peer)
-    }
-
     /// The isolated one-way message (`isolated_steps`, k messages of s bytes from
     /// this side): the ticks from the later side's start to the receiver's end and to
-    /// the sender's (`isolated_one_way_ticks`); `Some(None)` where the channel has no
-    /// exchange (the 0-byte one that brings both sides together) or the two sides do not
-    /// share a counter, where it is not run.
+    /// the sender's (`isolated_one_way_ticks`); `Some(None)` where it is not run (see
+    /// `isolated`).
     pub fn one_way(&mut self, k: u64, s: usize) -> Option<Option<[f64; 2]>> {
-        if !self.t.can_exchange() || !self.t.shares_clock() {
-            return Some(None);
+        let readings = self.isolated(k, s, Exchange::OneWay)?;
+        Some(readings.and_then(|[own, peer]| isolated_one_way_ticks(&own, &peer)))
+    }
+
+    /// Starts the server's side of an exchange command: `Some(false)` where the channel
+    /// has no exchange (nothing is started), None where the deadline or the control
+    /// channel stops it.
+    fn start_exchange(&mut self, k: u64, s: usize, how: Exchange) -> Option<bool> {
+        if !self.t.can_exchange() {
+            return Some(false);
         }
         if !self.fits_reversed(1) {
             return None;
         }
-        let how = Exchange::OneWay as u64;
-        if !self
-            .ctl
-            .send_words(&[self.word(CMD_EXCHANGE, how), k, s as u64, 1])
-        {
-            return None;
+        self.ctl
+            .send_words(&[self.word(CMD_EXCHANGE, how as u64), k, s as u64, 1])
+            .then_some(true)
+    }
+
+    /// An isolated probe (`isolated_steps`): this side's readings and the server's (two
+    /// to a control message). `Some(None)` where it is not run: the channel has no
+    /// exchange (the 0-byte one that brings both sides together), or the two sides do not
+    /// share a counter, on which alone their readings combine.
+    fn isolated(&mut self, k: u64, s: usize, how: Exchange) -> Option<Option<[Readings; 2]>> {
+        if !self.t.shares_clock() || !self.start_exchange(k, s, how)? {
+            return Some(None);
         }
-        let own = isolated_steps(self.t, k, s, Exchange::OneWay, true)?;
-        let peer = self.peer_readings(own.len())?;
-        Some(isolated_one_way_ticks(&own, &peer))
+        let own = isolated_steps(self.t, k, s, how, true)?;
+        let mut peer = Vec::with_capacity(own.len());
+        while peer.len() < own.len() {
+            let w = self.ctl.recv_words()?;
+            peer.extend([[w[0], w[1]], [w[2], w[3]]]);
+        }
+        self.end_reversed(1, &[]);
+        Some(Some([own, peer]))
     }
 
     /// Does a send of s bytes wait for a receiver that comes `late` ticks after it?
