@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what loggp needs on Debian 12 when it is missing: both MPIs, libclang for
-# bindgen, gfortran, the real programs the tests run (NetPIPE, mpi4py, hpcc, LAMMPS) and
+# bindgen, gfortran, the real programs the tests run (NetPIPE, mpi4py, hpcc, LAMMPS with
+# its examples, which apt installs apart: lammps-examples holds the melt input) and
 # chromium (the HTML page of `loggp html` is rendered headless in a test), python3-jsonschema
 # (every report the tests read is validated against the shipped JSON Schema) and
 # environment-modules (the installed module file is loaded in a test), slurm-wlm and munge
@@ -8,7 +9,7 @@
 set -euo pipefail
 pkgs=(openmpi-bin libopenmpi-dev mpich libmpich-dev libucx-dev libclang-dev clang gcc gfortran
       python3-mpi4py netpipe-openmpi netpipe-mpich2 pkg-config ca-certificates
-      chromium hpcc lammps python3-jsonschema environment-modules slurm-wlm munge)
+      chromium hpcc lammps lammps-examples python3-jsonschema environment-modules slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
