@@ -209,6 +209,29 @@ pub struct Point {
     pub one_way_isolated_recv_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub one_way_isolated_send_ns: Option<f64>,
+    /// The isolated exchange after a pause away from MPI: as `exchange_isolated_ns`, but
+    /// between the 0-byte exchange and the one timed both ranks spin on the clock alone
+    /// for `pause_ns`, as an application computes between its calls. An MPI call whose
+    /// code has not run for a while costs more than back to back, where every other probe
+    /// runs; the time split counts a collective call entered after such a pause apart
+    /// (`CollectiveSplit::after_pause`). At 8 B, after 100 µs and 1 ms, one exchange
+    /// after each pause per pass, where the exchange is; absent in older reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exchange_after_pause: Vec<ExchangeAfterPause>,
+}
+
+/// The isolated exchange after one pause (`Point::exchange_after_pause`).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct ExchangeAfterPause {
+    /// How long both ranks spun away from MPI before the exchange.
+    pub pause_ns: f64,
+    /// The median over passes (the two directions weighed alike, as the point's other
+    /// values).
+    pub exchange_ns: f64,
+    /// Each pass's exchange, in pass order.
+    pub exchange_reps_ns: Vec<f64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

@@ -1,8 +1,11 @@
 //! The calibration's measurements in the report's units and shapes. The ranges are left
 //! to the model (`loggp_model::estimate`), which fits them at report time.
+use super::engine::points::AFTER_PAUSES_NS;
 use super::engine::PointTicks;
 use super::outcome::{ModeResult, Outcome};
-use loggp_report::{Calibration, CalibrationSet, PeerClass, Point, RawSet, Threshold};
+use loggp_report::{
+    Calibration, CalibrationSet, ExchangeAfterPause, PeerClass, Point, RawSet, Threshold,
+};
 
 /// This rank's part of the report's calibration section: the status all ranks agreed
 /// on, the pairs, and the sets and thresholds (parallel, one each per mode) and raw sets
@@ -126,6 +129,18 @@ pub fn point(p: &PointTicks, n: u64, k: f64) -> Point {
         exchange_isolated_ns: p.isolated.map(|x| x.median * k),
         one_way_isolated_recv_ns: p.one_way.map(|x| x[0].median * k),
         one_way_isolated_send_ns: p.one_way.map(|x| x[1].median * k),
+        exchange_after_pause: p
+            .after_pause
+            .map(|a| {
+                (0..2)
+                    .map(|i| ExchangeAfterPause {
+                        pause_ns: AFTER_PAUSES_NS[i],
+                        exchange_ns: a[i].median * k,
+                        exchange_reps_ns: all(&p.after_pause_samples[i]),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 

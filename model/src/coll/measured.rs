@@ -38,7 +38,8 @@ pub const MIN_BACK_TO_BACK: u64 = 5;
 impl Measured {
     /// The note of a row with calls after a pause (see `loggp_report::PAUSE_NS`): what
     /// they cost, and whether the measured cost leaves them out.
-    pub(super) fn after_pause_note(&self) -> Option<String> {
+    /// `probe`: what the calibration's exchange after a pause showed ([`after_pause_probe`]).
+    pub(super) fn after_pause_note(&self, probe: Option<&str>) -> Option<String> {
         let (calls, cost, back) = self.after_pause?;
         if calls == 0 {
             return None;
@@ -49,8 +50,9 @@ impl Measured {
         } else {
             "too few others to measure without them"
         };
+        let probe = probe.map_or(String::new(), |p| format!("; {p}"));
         Some(format!(
-            "{calls} of {} matched calls came at least {:.0} µs after the member's previous call of this collective{cost}: an MPI call whose code has not run for a while costs more than back to back, where the model's parameters are measured ({how})",
+            "{calls} of {} matched calls came at least {:.0} µs after the member's previous call of this collective{cost}: an MPI call whose code has not run for a while costs more than back to back, where the model's parameters are measured ({how}){probe}",
             calls + back,
             loggp_report::PAUSE_NS / 1e3
         ))
@@ -236,11 +238,83 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
     out
 }
 
+/// What the calibration's isolated exchange after a pause away from MPI showed
+/// (`Point::exchange_after_pause`), in words: the exchange back to back and after each
+/// pause. None where the set has no such point.
+pub(super) fn after_pause_probe(set: &loggp_report::CalibrationSet) -> Option<String> {
+    let p = set
+        .points
+        .iter()
+        .find(|p| !p.exchange_after_pause.is_empty())?;
+    let ns = |x: f64| {
+        if x >= 1e3 {
+            format!("{:.2} µs", x / 1e3)
+        } else {
+            format!("{x:.0} ns")
+        }
+    };
+    let pause = |x: f64| {
+        if x >= 1e6 {
+            format!("{:.0} ms", x / 1e6)
+        } else {
+            format!("{:.0} µs", x / 1e3)
+        }
+    };
+    let after: Vec<String> = (p.exchange_after_pause.iter())
+        .map(|a| {
+            format!(
+                "{} after {} away from MPI",
+                ns(a.exchange_ns),
+                pause(a.pause_ns)
+            )
+        })
+        .collect();
+    Some(format!(
+        "the calibration's {}-byte exchange took {} back to back, {}",
+        p.size_bytes,
+        p.exchange_isolated_ns.map_or("—".into(), ns),
+        after.join(", ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::sim::{simulate_members_from, Local, Price, Round};
     use super::Measured;
     use loggp_report::{AfterPause, CollectiveSplit};
+
+    /// The calibration's exchange after a pause, in the words a row's note quotes: the
+    /// exchange back to back and after each pause; nothing where no point has it.
+    #[test]
+    fn the_exchange_after_a_pause_is_quoted_with_its_pauses() {
+        use loggp_report::{CalibrationSet, ExchangeAfterPause, Point};
+        let after = |pause_ns: f64, exchange_ns: f64| ExchangeAfterPause {
+            pause_ns,
+            exchange_ns,
+            exchange_reps_ns: vec![exchange_ns],
+        };
+        let mut set = CalibrationSet {
+            points: vec![
+                Point {
+                    size_bytes: 1,
+                    ..Default::default()
+                },
+                Point {
+                    size_bytes: 8,
+                    exchange_isolated_ns: Some(290.0),
+                    exchange_after_pause: vec![after(1e5, 315.0), after(1e6, 1261.0)],
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        assert_eq!(
+            super::after_pause_probe(&set).as_deref(),
+            Some("the calibration's 8-byte exchange took 290 ns back to back, 315 ns after 100 µs away from MPI, 1.26 µs after 1 ms away from MPI")
+        );
+        set.points[1].exchange_after_pause.clear();
+        assert_eq!(super::after_pause_probe(&set), None);
+    }
 
     /// A member's row with some calls after a pause: measured from its back-to-back calls
     /// where at least `MIN_BACK_TO_BACK` were, else from all of them; the note says which.
@@ -270,14 +344,14 @@ mod tests {
         );
         let mut m = row(2, vec![]);
         m.after_pause = Some((20, Some(4000.0), 40));
-        let note = m.after_pause_note().unwrap_or_default();
+        let note = m.after_pause_note(None).unwrap_or_default();
         assert!(note.starts_with("20 of 60 matched calls"), "{note}");
         assert!(note.contains("4000 ns") && note.contains("the median of the others"));
         m.after_pause = Some((20, Some(4000.0), 2));
-        let note = m.after_pause_note().unwrap_or_default();
+        let note = m.after_pause_note(None).unwrap_or_default();
         assert!(note.contains("too few others"), "{note}");
         m.after_pause = Some((0, None, 40));
-        assert_eq!(m.after_pause_note(), None);
+        assert_eq!(m.after_pause_note(None), None);
     }
 
     fn row(n: u32, waits: Vec<(u32, f64)>) -> Measured {

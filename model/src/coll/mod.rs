@@ -306,6 +306,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             .find(|s| s.peer_class == class && s.mode == Mode::Send)
     };
     let intra = set_of(PeerClass::IntraNode).and_then(Prices::of);
+    let pause_probe = set_of(PeerClass::IntraNode).and_then(measured::after_pause_probe);
     let mut out = vec![];
     for x in measured(r) {
         let c = choice_for(r, x.coll, x.n, x.m, x.op);
@@ -343,7 +344,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             c.note.into_iter().collect()
         };
         notes.push(format!("measured: {}", x.from));
-        notes.extend(x.after_pause_note());
+        notes.extend(x.after_pause_note(pause_probe.as_deref()));
         // Priced where every member pair is of one known class: one host, intra-node.
         let prices = match (&intra, hosts.len()) {
             _ if one_rank => None,

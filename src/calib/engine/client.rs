@@ -329,10 +329,10 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
     /// `how`: which exchange (`Exchange`).
     pub fn exchange(&mut self, k: u64, s: usize, how: Exchange) -> Option<Option<f64>> {
         if how == Exchange::Isolated {
-            let readings = self.isolated(k, s, how)?;
+            let readings = self.isolated(k, s, how, 0)?;
             return Some(readings.and_then(|[own, peer]| isolated_exchange_ticks(&own, &peer)));
         }
-        if !self.start_exchange(k, s, how)? {
+        if !self.start_exchange(k, s, how, 1)? {
             return Some(None);
         }
         let v = exchange_train(self.t, k, s, how)?;
@@ -345,14 +345,24 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
     /// the sender's (`isolated_one_way_ticks`); `Some(None)` where it is not run (see
     /// `isolated`).
     pub fn one_way(&mut self, k: u64, s: usize) -> Option<Option<[f64; 2]>> {
-        let readings = self.isolated(k, s, Exchange::OneWay)?;
+        let readings = self.isolated(k, s, Exchange::OneWay, 0)?;
         Some(readings.and_then(|[own, peer]| isolated_one_way_ticks(&own, &peer)))
+    }
+
+    /// The isolated exchange after a pause (`isolated_steps` with `Exchange::Paused`: k
+    /// exchanges of s bytes, before each both sides away from MPI for `pause` ticks), as
+    /// `isolated_exchange_ticks` combines it; `Some(None)` where it is not run (see
+    /// `isolated`).
+    pub fn exchange_after_pause(&mut self, k: u64, s: usize, pause: u64) -> Option<Option<f64>> {
+        let readings = self.isolated(k, s, Exchange::Paused, pause)?;
+        Some(readings.and_then(|[own, peer]| isolated_exchange_ticks(&own, &peer)))
     }
 
     /// Starts the server's side of an exchange command: `Some(false)` where the channel
     /// has no exchange (nothing is started), None where the deadline or the control
     /// channel stops it.
-    fn start_exchange(&mut self, k: u64, s: usize, how: Exchange) -> Option<bool> {
+    /// `last`: the command's last word (the pause of `Exchange::Paused`, in ticks).
+    fn start_exchange(&mut self, k: u64, s: usize, how: Exchange, last: u64) -> Option<bool> {
         if !self.t.can_exchange() {
             return Some(false);
         }
@@ -360,7 +370,7 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
             return None;
         }
         self.ctl
-            .send_words(&[self.word(CMD_EXCHANGE, how as u64), k, s as u64, 1])
+            .send_words(&[self.word(CMD_EXCHANGE, how as u64), k, s as u64, last])
             .then_some(true)
     }
 
@@ -368,11 +378,17 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
     /// to a control message). `Some(None)` where it is not run: the channel has no
     /// exchange (the 0-byte one that brings both sides together), or the two sides do not
     /// share a counter, on which alone their readings combine.
-    fn isolated(&mut self, k: u64, s: usize, how: Exchange) -> Option<Option<[Readings; 2]>> {
-        if !self.t.shares_clock() || !self.start_exchange(k, s, how)? {
+    fn isolated(
+        &mut self,
+        k: u64,
+        s: usize,
+        how: Exchange,
+        pause: u64,
+    ) -> Option<Option<[Readings; 2]>> {
+        if !self.t.shares_clock() || !self.start_exchange(k, s, how, pause)? {
             return Some(None);
         }
-        let own = isolated_steps(self.t, k, s, how, true)?;
+        let own = isolated_steps(self.t, k, s, how, true, pause)?;
         let mut peer = Vec::with_capacity(own.len());
         while peer.len() < own.len() {
             let w = self.ctl.recv_words()?;

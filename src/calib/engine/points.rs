@@ -31,6 +31,10 @@ pub struct PointTicks {
     /// The isolated one-way message's, from the later side's start to the receiver's end
     /// and to the sender's (`isolated_one_way_ticks`), where the channel has it.
     pub one_way: Option<[Summary; 2]>,
+    /// At `AFTER_PAUSE_AT_BYTES`: the isolated exchange after each pause of
+    /// `AFTER_PAUSES_NS` away from MPI, and every pass's value of each.
+    pub after_pause: Option<[Summary; 2]>,
+    pub after_pause_samples: [Vec<f64>; 2],
     /// Every repetition (ticks), in the order of the passes that took them: PRTT(1,0,s),
     /// PRTT(n,0,s), PRTT(n,d,s), and each pass's median o_r.
     pub samples: [Vec<f64>; 4],
@@ -78,6 +82,9 @@ pub struct SizeProbes {
     /// Per pass: the isolated one-way message's (to the receiver's end, to the sender's),
     /// where the channel has it.
     pub one_ways: Vec<[f64; 2]>,
+    /// Per pass, at `AFTER_PAUSE_AT_BYTES`: the isolated exchange after each pause of
+    /// `AFTER_PAUSES_NS`, where the channel has it.
+    pub after_pauses: Vec<[f64; 2]>,
     /// The delay d and the late receiver's delay are fixed (by the first pass).
     pub fixed: bool,
 }
@@ -104,6 +111,7 @@ impl SizeProbes {
         self.persistents.clear();
         self.isolateds.clear();
         self.one_ways.clear();
+        self.after_pauses.clear();
     }
 
     /// The summaries of the passes so far (the samples stay in pass order). The median of
@@ -155,6 +163,9 @@ impl SizeProbes {
             isolated: (!self.isolateds.is_empty()).then(|| sum(&self.isolateds)),
             one_way: (!self.one_ways.is_empty())
                 .then(|| [0, 1].map(|i| sum(&self.one_ways.iter().map(|x| x[i]).collect()))),
+            after_pause: (!self.after_pauses.is_empty())
+                .then(|| [0, 1].map(|i| sum(&self.after_pauses.iter().map(|x| x[i]).collect()))),
+            after_pause_samples: [0, 1].map(|i| self.after_pauses.iter().map(|x| x[i]).collect()),
             samples: self.samples.clone(),
         }
     }
@@ -191,6 +202,19 @@ pub fn measure_pass<T: Transport, C: Control>(
     let exchange = c.exchange(n, s, Exchange::Plain)?;
     let isolated = c.exchange(n, s, Exchange::Isolated)?;
     let one_way = c.one_way(n, s)?;
+    let after_pause = if s == AFTER_PAUSE_AT_BYTES {
+        let tick_ns = crate::base::clock::ns_per_tick(crate::base::clock::hz()).max(1e-3);
+        let [a, b] = AFTER_PAUSES_NS.map(|p| (p / tick_ns) as u64);
+        match (
+            c.exchange_after_pause(1, s, a)?,
+            c.exchange_after_pause(1, s, b)?,
+        ) {
+            (Some(x), Some(y)) => Some([x, y]),
+            _ => None,
+        }
+    } else {
+        None
+    };
     let refill = if s >= REFILL_FROM_BYTES {
         c.exchange(n, s, Exchange::Refill)?
     } else {
@@ -213,8 +237,28 @@ pub fn measure_pass<T: Transport, C: Control>(
     p.persistents.extend(persistent);
     p.isolateds.extend(isolated);
     p.one_ways.extend(one_way);
+    p.after_pauses.extend(after_pause);
     Some(())
 }
+
+/// The size of the exchange after a pause (`Client::exchange_after_pause`): a few bytes,
+/// where the pause's cost is the whole difference.
+pub(crate) const AFTER_PAUSE_AT_BYTES: usize = 8;
+
+/// The pauses away from MPI before the exchange of `AFTER_PAUSE_AT_BYTES`: the shortest
+/// after which the time split counts a collective call as one after a pause
+/// (`loggp_report::PAUSE_NS`), and ten times it. An MPI call whose code has not run for a
+/// while costs more than back to back, where every other probe runs. Between two ranks
+/// of this 2-core VM, both spinning on the clock alone for 300 µs and then making an
+/// 8-byte ping-pong, from the later side's entry to the last exit: back to back 254 and
+/// 627 ns (Open MPI vader, two runs) and 698 ns (MPICH ch4:ucx); after the pause 1059 and
+/// 1854 ns, and 1951 ns; where each side also read 4 MiB (its L2 cache) in the pause,
+/// 4286 and 5011 ns, and 6204 ns. A 2-rank MPI_Allreduce of four doubles: 442 and 926 ns
+/// (Open MPI, MPICH) back to back, 2032 and 2868 ns after the pause (a program without
+/// loggp, CLOCK_MONOTONIC, 2026-11-29). One exchange after each pause per pass: 1.1 ms
+/// of each pass.
+pub(crate) const AFTER_PAUSES_NS: [f64; 2] =
+    [loggp_report::PAUSE_NS, 10.0 * loggp_report::PAUSE_NS];
 
 /// The refill exchange is measured from this size on: below it the lines a message
 /// takes back from the peer cost little beside the exchange (tests/c-style programs,

@@ -140,7 +140,7 @@ pub(super) fn exchange_train<T: Transport + ?Sized>(
     how: Exchange,
 ) -> Option<f64> {
     let one = |t: &mut T| match how {
-        Exchange::Plain | Exchange::Isolated | Exchange::OneWay => t.exchange(s),
+        Exchange::Plain | Exchange::Isolated | Exchange::OneWay | Exchange::Paused => t.exchange(s),
         Exchange::Refill => t.exchange_refill(s),
         Exchange::Persistent => t.exchange_persistent(s),
     };
@@ -160,18 +160,28 @@ pub(super) fn exchange_train<T: Transport + ?Sized>(
 /// exchange that brings both sides to it; each one's start and end on this side's
 /// counter. A step is one plain exchange (`Exchange::Isolated`, combined by
 /// `isolated_exchange_ticks`) or one message from the client (`sends`) to the server
-/// (`Exchange::OneWay`, combined by `isolated_one_way_ticks`).
+/// (`Exchange::OneWay`, combined by `isolated_one_way_ticks`). `pause` (ticks, with
+/// `Exchange::Paused`): both sides spin that long after the 0-byte exchange, touching
+/// nothing but the counter, as an application computes between its MPI calls; the step
+/// is then an exchange as `Isolated`'s.
 pub(super) fn isolated_steps<T: Transport + ?Sized>(
     t: &mut T,
     k: u64,
     s: usize,
     how: Exchange,
     sends: bool,
+    pause: u64,
 ) -> Option<Vec<[u64; 2]>> {
     let mut v = Vec::with_capacity(k as usize);
     for _ in 0..k.max(1) {
         if !t.exchange(0) {
             return None;
+        }
+        if how == Exchange::Paused {
+            // A bare spin: `busy_wait` yields the CPU, a system call each time, which
+            // runs kernel code through the caches where an application's computing does not.
+            let p0 = now();
+            while now().wrapping_sub(p0) < pause {}
         }
         let t0 = now();
         let done = match how {

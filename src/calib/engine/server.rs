@@ -76,10 +76,13 @@ pub fn serve<T: Transport, C: Control>(t: &mut T, ctl: &mut C) {
                 let Some(how) = Exchange::from_wire(arg) else {
                     return;
                 };
-                if matches!(how, Exchange::Isolated | Exchange::OneWay) {
+                if matches!(
+                    how,
+                    Exchange::Isolated | Exchange::OneWay | Exchange::Paused
+                ) {
                     // This side's readings, two messages to a control message, for the
-                    // client.
-                    let Some(v) = isolated_steps(t, n, s, how, false) else {
+                    // client. The command's last word: the pause (`Exchange::Paused`).
+                    let Some(v) = isolated_steps(t, n, s, how, false, reps) else {
                         return;
                     };
                     for two in v.chunks(2) {

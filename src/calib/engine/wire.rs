@@ -62,7 +62,9 @@ pub trait Transport {
 /// `exchange_persistent`), as CMD_EXCHANGE's argument carries it. `Isolated`: plain
 /// exchanges, each after a 0-byte exchange that brings both sides to it together
 /// (`isolated_steps`); `OneWay`: as `Isolated`, but the client sends and the server
-/// receives (`isolated_steps`).
+/// receives (`isolated_steps`); `Paused`: as `Isolated`, but both sides spin for a
+/// pause, away from MPI, between the 0-byte exchange and the exchange timed (the
+/// command's last word carries the pause in ticks).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Exchange {
     Plain = 0,
@@ -70,6 +72,7 @@ pub enum Exchange {
     Persistent = 2,
     Isolated = 3,
     OneWay = 4,
+    Paused = 5,
 }
 
 impl Exchange {
@@ -80,6 +83,7 @@ impl Exchange {
             Exchange::Persistent,
             Exchange::Isolated,
             Exchange::OneWay,
+            Exchange::Paused,
         ]
         .into_iter()
         .find(|e| *e as u64 == arg)

@@ -70,6 +70,7 @@ pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
     let mut v: Vec<Table> = findings::table(r).into_iter().collect();
     v.extend(parameter_tables(r));
     v.extend(threshold_table(r));
+    v.extend(pause_table(r));
     v.extend(raw_tables(r));
     v.extend(model_check_table(r));
     v.extend(crate::advise::tables(r));

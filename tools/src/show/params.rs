@@ -123,6 +123,61 @@ pub fn parameter_tables(r: &Report) -> Vec<Table> {
     out
 }
 
+/// What an MPI call costs after the application computed: the calibration's isolated
+/// exchange back to back and after each pause away from MPI (`Point::exchange_after_pause`),
+/// per set that measured it.
+pub fn pause_table(r: &Report) -> Option<Table> {
+    let mut t = Table::new(
+        "An MPI call after a pause away from MPI (the calibration's isolated exchange)",
+        &[
+            "class",
+            "mode",
+            "size (B)",
+            "back to back",
+            "after the pause",
+            "pause",
+            "passes (min … max)",
+            "× back to back",
+        ],
+    );
+    for set in &r.calibration.mpi {
+        for p in set
+            .points
+            .iter()
+            .filter(|p| !p.exchange_after_pause.is_empty())
+        {
+            for a in &p.exchange_after_pause {
+                let lo = a
+                    .exchange_reps_ns
+                    .iter()
+                    .copied()
+                    .fold(f64::INFINITY, f64::min);
+                let hi = a.exchange_reps_ns.iter().copied().fold(0.0, f64::max);
+                t.row(vec![
+                    set.peer_class.to_string(),
+                    set.mode.to_string(),
+                    p.size_bytes.to_string(),
+                    fmt_ns(p.exchange_isolated_ns),
+                    fmt_ns(Some(a.exchange_ns)),
+                    fmt_ns(Some(a.pause_ns)),
+                    format!("{} … {}", fmt_ns(Some(lo)), fmt_ns(Some(hi))),
+                    p.exchange_isolated_ns
+                        .filter(|&b| b > 0.0)
+                        .map(|b| format!("{:.1}", a.exchange_ns / b))
+                        .unwrap_or_else(|| "—".into()),
+                ]);
+            }
+        }
+    }
+    if t.rows.is_empty() {
+        return None;
+    }
+    t.note = Some(
+        "both ranks of the pair spin on the clock alone for the pause, then exchange: an MPI call whose code has not run for a while costs more than back to back, where the LogGP parameters are measured; an application that also works through memory in its pause pays more. The time split counts collective calls after such a pause apart (`Collectives`)".into(),
+    );
+    Some(t)
+}
+
 pub fn threshold_table(r: &Report) -> Option<Table> {
     if r.thresholds.is_empty() {
         return None;
