@@ -402,19 +402,39 @@ fn told_apart(a: &[f64], b: &[f64]) -> bool {
 /// 256 KiB is mostly its arithmetic; each row's price (as entered) must lie within the
 /// issue's ±30 % of its measured cost, on both MPIs (Open MPI runs Rabenseifner or ring
 /// for a commutative user operation, MPICH recursive doubling). Priced as MPI_SUM, as
-/// before, they came to a fraction of it: see the note.
+/// before, they came to a fraction of it: see the note. Every rank's calls of the
+/// operation are counted exactly (`ranks[].user_op_calls` against the program's own
+/// count of its function's calls and elements), and the price pools them all.
 #[test]
 fn a_user_operations_reduction_is_priced_by_its_own_calls() {
     for mpi in [Mpi::OpenMpi, Mpi::Mpich] {
         let name = format!("coll_user_slow_{}", mpi.name());
-        let r = job(
+        let (r, o) = shim_job(
             mpi,
             2,
-            "allreduce",
-            "4096,262144",
+            "coll_model.c",
+            &["allreduce", "4096,262144"],
             &[("COLL_MODEL_OP", "user_slow")],
             &name,
         );
+        for l in stdout(&o).lines() {
+            let Some(v) = l.strip_prefix("user_op_calls ") else {
+                continue;
+            };
+            let v: Vec<u64> = v
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            let e = (r.ranks.iter().find(|e| u64::from(e.rank) == v[0]))
+                .unwrap_or_else(|| panic!("{name}: no rank {}", v[0]));
+            let counted =
+                (e.user_op_calls.iter()).fold([0.0; 2], |a, c| [a[0] + c[0], a[1] + c[1]]);
+            println!(
+                "{name}: rank {}: the program counted {} calls of {} elements, loggp {counted:?}",
+                v[0], v[1], v[2]
+            );
+            assert_eq!(counted, [v[1] as f64, v[2] as f64], "{name}: rank {}", v[0]);
+        }
         let timed = &r.collective_config.user_op_ns;
         println!("{name}: user_op_ns {timed:.1?}");
         assert!(

@@ -41,9 +41,10 @@ pub struct CollectiveConfig {
     /// its steps (Open MPI and MPICH alike).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datatype_setup_ns: Option<f64>,
-    /// The application's user-defined operations (MPI_Op_create, C) on rank 0, each call
-    /// of its function timed in the job: `[elements, ns]` per octave of the element
-    /// count, the means of the calls in it (all such operations together); the price of
+    /// The application's user-defined operations (MPI_Op_create, C) on every rank, each
+    /// call of its function timed in the job (`ranks[].user_op_calls`; rank 0's alone in
+    /// reports before 2026-11-29): `[elements, ns]` per octave of the element count, the
+    /// means of the calls in it (all such operations together); the price of
     /// a reduction with one (`collective_model[].operation` "user_..."), where
     /// `reduce_local_ns` (MPI_SUM) would be a guess. Empty where none ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

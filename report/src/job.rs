@@ -94,6 +94,37 @@ pub struct RankEntry {
     /// while paused are in no count, histogram or estimate of this report.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paused: Option<Paused>,
+    /// This rank's calls of the application's user-defined operations (MPI_Op_create, C;
+    /// each call of its function timed through the shim's trampoline): `[calls, elements,
+    /// ns]` summed per octave of the element count, the octaves with calls in order (all
+    /// such operations together). A reduction's arithmetic runs on the ranks its
+    /// algorithm gives it to (a Reduce's root, a tree's inner ranks), so the job's price
+    /// of it, `collective_config.user_op_ns`, pools every rank's ([`user_op_ns_of`]).
+    /// Empty where none ran, and in older reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_op_calls: Vec<[f64; 3]>,
+}
+
+/// `collective_config.user_op_ns` from every rank's `user_op_calls`: per octave of the
+/// element count, the mean elements and ns of all ranks' calls in it, in order.
+pub fn user_op_ns_of(ranks: &[RankEntry]) -> Vec<[f64; 2]> {
+    let mut octaves: BTreeMap<i32, [f64; 3]> = BTreeMap::new();
+    for c in ranks.iter().flat_map(|r| &r.user_op_calls) {
+        if c[0] <= 0.0 || c[1] <= 0.0 {
+            continue;
+        }
+        // The calls' mean element count lies in their octave.
+        let o = octaves
+            .entry((c[1] / c[0]).log2().floor() as i32)
+            .or_default();
+        for (sum, x) in o.iter_mut().zip(c) {
+            *sum += x;
+        }
+    }
+    octaves
+        .values()
+        .map(|o| [o[1] / o[0], o[2] / o[0]])
+        .collect()
 }
 
 /// The rank's pauses of profiling (MPI_Pcontrol(0) until MPI_Pcontrol with another level,
@@ -149,4 +180,39 @@ pub struct RequestStats {
     pub freed_active: u64,
     /// Lifetime from initiation (or MPI_Start) to completion.
     pub lifetime_ns: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{user_op_ns_of, RankEntry};
+
+    /// Every rank's calls are pooled per octave: a Reduce's arithmetic runs on its root,
+    /// which need not be rank 0 (here rank 0 made none), and two ranks' calls of one
+    /// octave make one mean.
+    #[test]
+    fn user_operations_are_priced_from_every_ranks_calls() {
+        let rank = |rank: u32, user_op_calls: Vec<[f64; 3]>| RankEntry {
+            rank,
+            user_op_calls,
+            ..Default::default()
+        };
+        let ranks = [
+            rank(0, vec![]),
+            rank(
+                1,
+                vec![
+                    [10.0, 2560.0, 25600.0],
+                    [2.0, 2.0 * 16384.0, 2.0 * 160_000.0],
+                ],
+            ),
+            rank(2, vec![[30.0, 30.0 * 300.0, 30.0 * 1400.0]]),
+        ];
+        // 256 and 300 elements share the octave [256, 512): 40 calls, (2560 + 9000) / 40
+        // elements, (25600 + 42000) / 40 ns.
+        assert_eq!(
+            user_op_ns_of(&ranks),
+            vec![[289.0, 1690.0], [16384.0, 160_000.0]]
+        );
+        assert!(user_op_ns_of(&ranks[..1]).is_empty());
+    }
 }

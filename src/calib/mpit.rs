@@ -149,14 +149,15 @@ fn eager_limit_in_session(peer_class: PeerClass) -> Option<(String, i64)> {
 /// What decides this MPI's collective algorithms (issue 26), on rank 0 at MPI_Finalize:
 /// Open MPI's coll tuned variables through MPI_T (set by `--mca`, `OMPI_MCA_*` or a
 /// parameter file alike), MPICH's `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` and selection files
-/// from the environment (where MPICH reads them), and MPI_Reduce_local's cost.
+/// from the environment (where MPICH reads them), and MPI_Reduce_local's cost. The user
+/// operations' price comes from every rank's calls, in the merged report
+/// (`loggp_report::user_op_ns_of`).
 pub fn collective_config() -> loggp_report::CollectiveConfig {
     let ops = local::at_finalize();
     let mut c = loggp_report::CollectiveConfig {
         reduce_local_ns: ops.reduce_ns,
         copy_local_ns: ops.copy_ns,
         datatype_setup_ns: ops.datatype_setup_ns,
-        user_op_ns: crate::record::hooks::user_op::per_call_ns(),
         ..Default::default()
     };
     if mpi::FLAVOR == "openmpi" {

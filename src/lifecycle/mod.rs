@@ -239,6 +239,7 @@ fn finalize_report(j: &JobInfo) {
                 calib::report::annotate_settings(&mut r.thresholds);
                 calib::mpit::collective_config()
             });
+            r.collective_config.user_op_ns = loggp_report::user_op_ns_of(&r.ranks);
             // The estimates: ranges, intervals, MPI − raw, brackets, model check (the same
             // code `loggp refit` runs offline).
             loggp_model::estimate(&mut r, &calib::switches::model_settings());

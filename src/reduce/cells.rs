@@ -130,6 +130,7 @@ pub fn rank_entry(rank: u32, host: &str, cells: &[Cell], ns_per_tick: f64) -> Ra
         },
         // SAFETY: sysconf has no memory arguments.
         host_cpus: u32::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).ok(),
+        user_op_calls: crate::record::hooks::user_op::totals(),
         ..Default::default()
     };
     let mut add_call = |name: &str, count: u64, bytes: u64, time_ns: f64| {

@@ -392,7 +392,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             } else if user_op && user.is_empty() {
                 notes.push(format!("a user-defined operation ({}): its local reduction is priced as MPI_Reduce_local of MPI_SUM on doubles, the one measured (the job's own operation was not timed: created in Fortran under Open MPI, or after the first 16)", x.operation.as_deref().unwrap_or_default()));
             } else if user_op {
-                notes.push(format!("a user-defined operation ({}): its local reduction is priced by the job's own calls of its user-defined operations on rank 0 (`collective_config.user_op_ns`, all of them together)", x.operation.as_deref().unwrap_or_default()));
+                notes.push(format!("a user-defined operation ({}): its local reduction is priced by the job's own calls of its user-defined operations on every rank (`collective_config.user_op_ns`, all of them together)", x.operation.as_deref().unwrap_or_default()));
             }
             // Allgather, Alltoall and Allreduce begin with each rank's copy of its own
             // block (or vector) into the receive buffer, every rank alike: it delays the

@@ -102,19 +102,20 @@ pub(crate) fn op_create(
     call(Some(TRAMPOLINES[k]))
 }
 
-/// The user-defined operations' calls on this rank: `[elements, ns]` per octave of the
-/// element count that had calls, the means of its calls, in order.
-pub fn per_call_ns() -> Vec<[f64; 2]> {
+/// The user-defined operations' calls on this rank (`RankEntry::user_op_calls`):
+/// `[calls, elements, ns]` summed per octave of the element count that had calls, in
+/// order.
+pub fn totals() -> Vec<[f64; 3]> {
     let ns = clock::ns_per_tick(clock::hz());
     CELLS
         .iter()
         .filter_map(|c| {
             let calls = c[0].load(Relaxed);
             (calls > 0).then(|| {
-                let n = calls as f64;
                 [
-                    c[1].load(Relaxed) as f64 / n,
-                    c[2].load(Relaxed) as f64 * ns / n,
+                    calls as f64,
+                    c[1].load(Relaxed) as f64,
+                    c[2].load(Relaxed) as f64 * ns,
                 ]
             })
         })
