@@ -241,7 +241,7 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
 /// What the calibration's isolated exchange after a pause away from MPI showed
 /// (`Point::exchange_after_pause`), in words: the exchange back to back and after each
 /// pause. None where the set has no such point.
-pub(super) fn after_pause_probe(set: &loggp_report::CalibrationSet) -> Option<String> {
+pub fn after_pause_probe(set: &loggp_report::CalibrationSet) -> Option<String> {
     let p = set
         .points
         .iter()

@@ -28,6 +28,7 @@ pub mod select;
 pub mod sim;
 
 use loggp_report::{AlgorithmCost, CollectiveModel, Mode, PeerClass, Report};
+pub use measured::after_pause_probe;
 use measured::measured;
 use prices::Prices;
 

@@ -4,7 +4,7 @@
 //! waits (issue 25), the switch advice (`loggp advise`), the calibration's disturbance
 //! and the coverage check.
 use super::*;
-use loggp_report::{CollectiveSplit, TimeSplit, WaitEntry};
+use loggp_report::{CollectiveSplit, Mode, PeerClass, TimeSplit, WaitEntry};
 use serde::Serialize;
 
 #[derive(Serialize, Clone, Debug, PartialEq)]
@@ -201,6 +201,12 @@ fn pause_finding(r: &Report, t: &TimeSplit) -> Option<Finding> {
     let total = |k: usize| rows.iter().map(|x| x.4[k]).sum::<f64>();
     let (ns, ci) = (total(1), [total(0), total(2)]);
     let (c, a, after, back, _) = rows.iter().max_by(|x, y| x.4[1].total_cmp(&y.4[1]))?;
+    // What a pause alone costs this MPI (`Point::exchange_after_pause`): the rest of the
+    // calls' excess is what the application's work in the pause did to the caches.
+    let probe = (r.calibration.mpi.iter())
+        .find(|s| s.peer_class == PeerClass::IntraNode && s.mode == Mode::Send)
+        .and_then(loggp_model::coll::after_pause_probe)
+        .map_or(String::new(), |p| format!("; {p}"));
     Some(Finding {
         title: format!(
             "rank {} pays for collective calls after a pause: {} more than the same calls back to back, of its {} in MPI",
@@ -219,8 +225,8 @@ fn pause_finding(r: &Report, t: &TimeSplit) -> Option<Finding> {
             counted(a.calls + a.calls_back_to_back, "call"),
             a.pause_ns / 1e3,
             fmt_ns(Some(*after)),
-            fmt_ns(Some(*back))
-        ),
+            fmt_ns(Some(*back)),
+        ) + &probe,
         action: "an MPI call whose code has not run for a while costs more, whatever the MPI's settings (`bench/after_pause.c`): fewer such calls pay it less often (e.g. a convergence check every few steps rather than every step)".into(),
     })
 }
@@ -442,6 +448,30 @@ mod tests {
         assert!(f
             .title
             .starts_with("rank 0 pays for collective calls after a pause"));
+        assert!(!f.evidence.contains("the calibration's"), "{}", f.evidence);
+        // The calibration's exchange after a pause, where it was measured: what a pause
+        // alone costs this MPI, beside the calls.
+        r.calibration.mpi.push(loggp_report::CalibrationSet {
+            peer_class: loggp_report::PeerClass::IntraNode,
+            mode: loggp_report::Mode::Send,
+            points: vec![loggp_report::Point {
+                size_bytes: 8,
+                exchange_isolated_ns: Some(250.0),
+                exchange_after_pause: vec![loggp_report::ExchangeAfterPause {
+                    pause_ns: 1e6,
+                    exchange_ns: 1300.0,
+                    exchange_reps_ns: vec![1300.0],
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        let f = super::pause_finding(&r, &r.time_split[0]).expect("a finding");
+        assert!(
+            f.evidence.ends_with("; the calibration's 8-byte exchange took 250 ns back to back, 1.30 µs after 1 ms away from MPI"),
+            "{}",
+            f.evidence
+        );
         // Calls after a pause that cost no more than the others are not a finding.
         r.waits.collectives[0]
             .after_pause
