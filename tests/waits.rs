@@ -1351,6 +1351,19 @@ fn calls_after_a_pause_are_told_apart() {
             );
         }
         let a = allreduce(&r, 0, 2).after_pause.clone().unwrap_or_default();
+        // How long the pauses were: the calls' median of the longest member's gap since
+        // its previous call, within 10 % of the program's (its clocks read outside the
+        // shim's, a few µs on a gap of a millisecond).
+        let (gap, want_gap) = (
+            a.pause_median_ns
+                .unwrap_or_else(|| panic!("{name}: no median pause")),
+            truth(&t, "after_pause_gap_median_ns"),
+        );
+        println!("{name}: the median pause {gap:.0} ns, the program's {want_gap:.0}");
+        assert!(
+            (gap - want_gap).abs() <= 0.1 * want_gap,
+            "{name}: the median pause {gap:.0} ns against the program's {want_gap:.0}"
+        );
         for (what, got, ci, key) in [
             (
                 "after a pause",

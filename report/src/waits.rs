@@ -169,6 +169,10 @@ pub struct AfterPause {
     pub pause_ns: f64,
     /// Matched calls some member entered after the pause, and their median cost.
     pub calls: u64,
+    /// The median over those calls of the pause before them (the longest member's);
+    /// absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_median_ns: Option<f64>,
     pub cost_median_ns: Option<f64>,
     pub cost_median_ns_ci: Option<[f64; 2]>,
     /// Matched calls every member entered sooner (back to back), and their median cost.

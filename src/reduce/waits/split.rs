@@ -77,9 +77,16 @@ fn after_pause(s: &[Split], u: f64, ns: f64) -> Option<AfterPause> {
     };
     let (a, a_ci) = median_of(&after);
     let (b, b_ci) = median_of(&back);
+    // How long the pauses before those calls were (`AfterPause::pause_median_ns`).
+    let pauses: Vec<(f64, f64)> = (after.iter())
+        .map(|x| (x.pause.unwrap_or(0.0) * ns, x.w))
+        .collect();
+    let pause_median_ns =
+        (!pauses.is_empty()).then(|| weighted_median(pauses.clone(), pauses, 0.0).0 .0);
     Some(AfterPause {
         pause_ns: PAUSE_NS,
         calls: after.len() as u64,
+        pause_median_ns,
         cost_median_ns: a,
         cost_median_ns_ci: a_ci,
         calls_back_to_back: back.len() as u64,

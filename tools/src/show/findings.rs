@@ -217,13 +217,15 @@ fn pause_finding(r: &Report, t: &TimeSplit) -> Option<Finding> {
         time_ns: Some(ns),
         time_ns_ci: Some(ci),
         evidence: format!(
-            "the most: {} on {} ranks, {} B, {} of {} sampled came at least {:.0} µs after a member's previous call of it, at {} each against {} back to back",
+            "the most: {} on {} ranks, {} B, {} of {} sampled came at least {:.0} µs after a member's previous call of it{}, at {} each against {} back to back",
             c.function,
             c.comm_size,
             sizes(c.size_lo_bytes, c.size_hi_bytes),
             a.calls,
             counted(a.calls + a.calls_back_to_back, "call"),
             a.pause_ns / 1e3,
+            a.pause_median_ns
+                .map_or(String::new(), |p| format!(" (the median pause {})", fmt_ns(Some(p)))),
             fmt_ns(Some(*after)),
             fmt_ns(Some(*back)),
         ) + &probe,
@@ -425,6 +427,7 @@ mod tests {
                 after_pause: Some(AfterPause {
                     pause_ns: loggp_report::PAUSE_NS,
                     calls: 20,
+                    pause_median_ns: Some(1.2e6),
                     cost_median_ns: Some(4000.0),
                     cost_median_ns_ci: Some([3500.0, 4500.0]),
                     calls_back_to_back: 40,
@@ -449,6 +452,11 @@ mod tests {
             .title
             .starts_with("rank 0 pays for collective calls after a pause"));
         assert!(!f.evidence.contains("the calibration's"), "{}", f.evidence);
+        assert!(
+            f.evidence.contains("(the median pause 1.20 ms)"),
+            "{}",
+            f.evidence
+        );
         // The calibration's exchange after a pause, where it was measured: what a pause
         // alone costs this MPI, beside the calls.
         r.calibration.mpi.push(loggp_report::CalibrationSet {
