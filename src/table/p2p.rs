@@ -282,6 +282,10 @@ macro_rules! p2p_rows {
                 c: (user_fn: MPI_User_function, commute: c_int, op: *mut MPI_Op)
                     => op_create(user_fn, |f| PMPI_Op_create(f, commute, op)),
             }
+            MPI_Op_create_c { role: Other, mode: None, entry: guarded, cfg: mpi_large_count,
+                c: (user_fn: MPI_User_function_c, commute: c_int, op: *mut MPI_Op)
+                    => op_create_c(user_fn, |f| PMPI_Op_create_c(f, commute, op)),
+            }
 
             // MPI-4 large-count forms (§2.5.8): the same hooks with an MPI_Count, under their
             // own names.

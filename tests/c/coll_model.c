@@ -156,6 +156,19 @@ static void user_slow_sum(void *in, void *inout, int *len, MPI_Datatype *dt) {
   }
 }
 
+#if MPI_VERSION >= 4
+/* user_sum for MPI_Op_create_c (MPI-4: the count is an MPI_Count): COLL_MODEL_OP
+ * "user_c", where the MPI has it (MPICH 4; not Open MPI 4.1). */
+static void user_sum_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt) {
+  (void)dt;
+  user_calls++;
+  user_elements += *len;
+  const double *x = in;
+  double *y = inout;
+  for (MPI_Count i = 0; i < *len; i++) y[i] += x[i];
+}
+#endif
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Op op = MPI_SUM;
@@ -163,6 +176,9 @@ int main(int argc, char **argv) {
   if (which_op && !strcmp(which_op, "user")) MPI_Op_create(user_sum, 1, &op);
   if (which_op && !strcmp(which_op, "user_slow")) MPI_Op_create(user_slow_sum, 1, &op);
   if (which_op && !strcmp(which_op, "user_nc")) MPI_Op_create(user_sum, 0, &op);
+#if MPI_VERSION >= 4
+  if (which_op && !strcmp(which_op, "user_c")) MPI_Op_create_c(user_sum_c, 1, &op);
+#endif
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char *list = argc > 1 ? argv[1] : "all";
@@ -278,7 +294,8 @@ int main(int argc, char **argv) {
   /* The user sum's result is the sum (the shim runs the application's function through
    * a trampoline of its own): 1 + 2 + ... + size in every element, or the job fails. */
   int wrong = 0;
-  if (which_op && (!strcmp(which_op, "user") || !strcmp(which_op, "user_nc"))) {
+  if (which_op && (!strcmp(which_op, "user") || !strcmp(which_op, "user_nc") ||
+                   !strcmp(which_op, "user_c"))) {
     double v[3] = {rank + 1, rank + 1, rank + 1}, sum[3] = {0, 0, 0};
     MPI_Allreduce(v, sum, 3, MPI_DOUBLE, op, MPI_COMM_WORLD);
     for (int i = 0; i < 3; i++) wrong |= sum[i] != size * (size + 1) / 2.0;

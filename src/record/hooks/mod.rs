@@ -31,3 +31,5 @@ pub(crate) use p2p::{blocking_recv, blocking_send, start_nonblocking};
 pub(crate) use persistent::{cancel, comm_free, request_free, start, startall};
 pub(crate) use probe::{mprobe, mrecv, probe};
 pub(crate) use user_op::op_create;
+#[cfg(mpi_large_count)]
+pub(crate) use user_op::op_create_c;

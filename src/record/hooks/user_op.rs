@@ -10,8 +10,11 @@
 //! no MPI function, and it stays the operation's function for its whole life, profiling
 //! on or off: MPI may apply an operation after MPI_Op_free, so a slot is never reused.
 //! The first `SLOTS` operations get one; later ones run the application's function
-//! unwrapped (untimed). MPI_Op_create_c (a count of MPI_Count) is not wrapped.
+//! unwrapped (untimed). MPI_Op_create_c's functions (a count of MPI_Count, MPI-4) get
+//! trampolines of their own kind from the same slots, where the MPI has it.
 use crate::base::clock::{self, now};
+#[cfg(mpi_large_count)]
+use crate::base::mpi::{MPI_Count, MPI_User_function_c};
 use crate::base::mpi::{MPI_Datatype, MPI_User_function};
 use loggp_report::Mode;
 use std::os::raw::{c_int, c_void};
@@ -20,17 +23,40 @@ use std::sync::atomic::{
 };
 
 type UserFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut MPI_Datatype);
+#[cfg(mpi_large_count)]
+type UserFnC = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut MPI_Count, *mut MPI_Datatype);
 
-/// Operations that get a trampoline (mpi4py creates one per Python operation).
+/// Operations that get a trampoline (mpi4py creates one per Python operation), of both
+/// kinds together.
 const SLOTS: usize = 16;
-/// Octaves of the element count (`len` is a C int: below 2^31).
-const OCTAVES: usize = 32;
+/// Octaves of the element count (an MPI_Count of MPI_Op_create_c's reaches 2^63).
+const OCTAVES: usize = 64;
 
 /// The application's function of each slot, as an address (0: free).
 static FUNCTIONS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 /// Per octave of the element count: calls, elements, ticks.
 static CELLS: [[AtomicU64; 3]; OCTAVES] = [const { [const { AtomicU64::new(0) }; 3] }; OCTAVES];
+
+/// Slot `K`'s function, as the address the slot holds (0: never, the slot is filled
+/// before MPI has the trampoline).
+#[inline(always)]
+fn function_of<const K: usize>() -> usize {
+    FUNCTIONS[K].load(Acquire)
+}
+
+/// One call of a user function: `n` elements (0 or less: none counted) in `ticks`.
+#[inline(always)]
+fn record(n: i64, ticks: u64) {
+    if n > 0 {
+        let octave = (63 - (n as u64).leading_zeros()) as usize;
+        if let Some(c) = CELLS.get(octave) {
+            c[0].fetch_add(1, Relaxed);
+            c[1].fetch_add(n as u64, Relaxed);
+            c[2].fetch_add(ticks, Relaxed);
+        }
+    }
+}
 
 /// Calls slot `K`'s function with the arguments MPI gave, timed.
 unsafe extern "C" fn trampoline<const K: usize>(
@@ -39,9 +65,9 @@ unsafe extern "C" fn trampoline<const K: usize>(
     len: *mut c_int,
     datatype: *mut MPI_Datatype,
 ) {
-    let f = FUNCTIONS[K].load(Acquire);
+    let f = function_of::<K>();
     if f == 0 {
-        return; // never: the slot is filled before MPI has the trampoline
+        return;
     }
     // SAFETY: the address of the application's non-null MPI_User_function, stored by
     // `op_create` before PMPI_Op_create saw this trampoline.
@@ -52,34 +78,54 @@ unsafe extern "C" fn trampoline<const K: usize>(
     let t1 = now();
     // SAFETY: MPI passes a valid count (read after the call, which may not change it).
     let n = if len.is_null() { 0 } else { unsafe { *len } };
-    if n > 0 {
-        let octave = (63 - (n as u64).leading_zeros()) as usize;
-        if let Some(c) = CELLS.get(octave) {
-            c[0].fetch_add(1, Relaxed);
-            c[1].fetch_add(n as u64, Relaxed);
-            c[2].fetch_add(t1.wrapping_sub(t0), Relaxed);
-        }
-    }
+    record(n.into(), t1.wrapping_sub(t0));
 }
 
-const TRAMPOLINES: [UserFn; SLOTS] = [
-    trampoline::<0>,
-    trampoline::<1>,
-    trampoline::<2>,
-    trampoline::<3>,
-    trampoline::<4>,
-    trampoline::<5>,
-    trampoline::<6>,
-    trampoline::<7>,
-    trampoline::<8>,
-    trampoline::<9>,
-    trampoline::<10>,
-    trampoline::<11>,
-    trampoline::<12>,
-    trampoline::<13>,
-    trampoline::<14>,
-    trampoline::<15>,
-];
+/// [`trampoline`] for MPI_Op_create_c's functions, whose count is an MPI_Count.
+#[cfg(mpi_large_count)]
+unsafe extern "C" fn trampoline_c<const K: usize>(
+    invec: *mut c_void,
+    inoutvec: *mut c_void,
+    len: *mut MPI_Count,
+    datatype: *mut MPI_Datatype,
+) {
+    let f = function_of::<K>();
+    if f == 0 {
+        return;
+    }
+    // SAFETY: the address of the application's non-null MPI_User_function_c, stored by
+    // `op_create_c` before PMPI_Op_create_c saw this trampoline.
+    let f: UserFnC = unsafe { std::mem::transmute::<usize, UserFnC>(f) };
+    let t0 = now();
+    // SAFETY: the application's own function with MPI's own arguments, unchanged.
+    unsafe { f(invec, inoutvec, len, datatype) };
+    let t1 = now();
+    // SAFETY: MPI passes a valid count (read after the call, which may not change it).
+    let n = if len.is_null() { 0 } else { unsafe { *len } };
+    record(n, t1.wrapping_sub(t0));
+}
+
+/// Every slot's trampoline of one kind.
+macro_rules! slots {
+    ($t:ident) => {
+        [
+            $t::<0>, $t::<1>, $t::<2>, $t::<3>, $t::<4>, $t::<5>, $t::<6>, $t::<7>, $t::<8>,
+            $t::<9>, $t::<10>, $t::<11>, $t::<12>, $t::<13>, $t::<14>, $t::<15>,
+        ]
+    };
+}
+
+const TRAMPOLINES: [UserFn; SLOTS] = slots!(trampoline);
+#[cfg(mpi_large_count)]
+const TRAMPOLINES_C: [UserFnC; SLOTS] = slots!(trampoline_c);
+
+/// A free slot holding the application's function `f` (an address), or None where none
+/// is left.
+fn take_slot(f: usize) -> Option<usize> {
+    let k = NEXT.fetch_add(1, Relaxed);
+    FUNCTIONS.get(k)?.store(f, Release);
+    Some(k)
+}
 
 /// MPI_Op_create: the operation is created with a free slot's trampoline in place of
 /// the application's function (`call` takes the function to create it with), or with the
@@ -91,15 +137,25 @@ pub(crate) fn op_create(
     user_fn: MPI_User_function,
     call: impl FnOnce(MPI_User_function) -> c_int,
 ) -> c_int {
-    let Some(f) = user_fn else {
-        return call(user_fn);
-    };
-    let k = NEXT.fetch_add(1, Relaxed);
-    let Some(slot) = FUNCTIONS.get(k) else {
-        return call(user_fn);
-    };
-    slot.store(f as usize, Release);
-    call(Some(TRAMPOLINES[k]))
+    match user_fn.and_then(|f| take_slot(f as usize)) {
+        Some(k) => call(Some(TRAMPOLINES[k])),
+        None => call(user_fn),
+    }
+}
+
+/// [`op_create`] for MPI_Op_create_c (MPI-4: the function's count is an MPI_Count).
+#[cfg(mpi_large_count)]
+#[inline]
+pub(crate) fn op_create_c(
+    _func: u8,
+    _mode: Mode,
+    user_fn: MPI_User_function_c,
+    call: impl FnOnce(MPI_User_function_c) -> c_int,
+) -> c_int {
+    match user_fn.and_then(|f| take_slot(f as usize)) {
+        Some(k) => call(Some(TRAMPOLINES_C[k])),
+        None => call(user_fn),
+    }
 }
 
 /// The user-defined operations' calls on this rank (`RankEntry::user_op_calls`):
