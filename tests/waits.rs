@@ -626,13 +626,20 @@ fn passive_range(r: &Report, mode: Mode, size: u64) -> &loggp_report::Range {
 /// model check): rank 1 is 2 ms late before 3 of every 5 of rank 0's 200 sends of 64 KiB.
 /// The median send waited, so the bin's median is a wait and the line through the
 /// envelopes misses it by nearly 100 %; fewer than 80 % waited, so the range is fitted,
-/// and the model's price of every send lies within 0.1–2 × the cost part of their time
+/// and the model's price of every send lies within 0.03–2 × the cost part of their time
 /// in the split. The price is a lower envelope, and a send whose receiver came late costs
 /// more after the post than one whose receive was waiting: in eight runs of 2026-11-28
 /// the price was 0.25–0.44 (Open MPI) and 0.23–0.35 (MPICH) of the split's cost, and
 /// 0.18–0.40 of the program's own (its calls less their waits: 9–16 µs per send after a
 /// late post, against an envelope of 3.6–3.8 µs). Against the calls' whole time (the
 /// waits kept) the ratio is about 0.003, and a price from the bins' medians about 100.
+/// Why 0.03, not 0.1: on 2026-11-29 the VM's cost of a call after a pause away from MPI
+/// ran high (an 8-byte exchange 1.3–2.3 µs after 1 ms, against 250–300 ns back to back;
+/// `tests/calibration.rs`), and a send after its receiver's 2 ms of computing cost
+/// 42–52 µs after the post by the program's own clocks: the ratio read 0.07 in two
+/// fresh-clone runs (Open MPI) and 0.11–0.15 in a third. The split measured that cost
+/// (10.6 ms against the program's 8.6); the envelope cannot know it. 0.03 still fails a
+/// check that prices the waits, or the whole calls, by 10 × or more.
 #[test]
 fn the_model_check_prices_the_cost_not_the_waits() {
     for mpi in BOTH {
@@ -668,7 +675,7 @@ fn the_model_check_prices_the_cost_not_the_waits() {
             price / own
         );
         assert!(
-            (0.1..=2.0).contains(&(price / cost)),
+            (0.03..=2.0).contains(&(price / cost)),
             "{name}: the model's price {price:.0} against the split's cost {cost:.0}"
         );
     }
