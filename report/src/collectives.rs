@@ -43,8 +43,10 @@ pub struct CollectiveConfig {
     pub datatype_setup_ns: Option<f64>,
     /// The application's user-defined operations (MPI_Op_create, C) on every rank, each
     /// call of its function timed in the job (`ranks[].user_op_calls`; rank 0's alone in
-    /// reports before 2026-11-29): `[elements, ns]` per octave of the element count, the
-    /// means of the calls in it (all such operations together); the price of
+    /// reports before 2026-11-29): `[elements, ns]` per octave of the element count: the
+    /// calls' mean elements at their median ns per element (`ranks[].
+    /// user_op_ns_per_1024_elements`; the mean ns in reports before 2026-11-30), all
+    /// such operations together; the price of
     /// a reduction with one (`collective_model[].operation` "user_..."), where
     /// `reduce_local_ns` (MPI_SUM) would be a guess. Empty where none ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -103,10 +103,21 @@ pub struct RankEntry {
     /// Empty where none ran, and in older reports.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub user_op_calls: Vec<[f64; 3]>,
+    /// The same calls by their cost per element: `[octave of the element count, bucket,
+    /// calls]`, the bucket (`bins::hist_index`) of the call's ns per 1024 elements, in
+    /// order. Its median prices the operation (`user_op_ns_of`): one call preempted for a
+    /// millisecond moves the mean of a few hundred 5 µs calls by a tenth of it, and the
+    /// collective model prices a call, not a preempted one. Empty where none ran, and in
+    /// reports before 2026-11-29.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_op_ns_per_1024_elements: Vec<[u64; 3]>,
 }
 
 /// `collective_config.user_op_ns` from every rank's `user_op_calls`: per octave of the
-/// element count, the mean elements and ns of all ranks' calls in it, in order.
+/// element count, the mean elements of all ranks' calls in it, and their ns: the
+/// mean elements at the median ns per element of the calls
+/// (`user_op_ns_per_1024_elements`, all ranks pooled), or the mean ns where a rank
+/// lacks the histogram (an older rank file), in order.
 pub fn user_op_ns_of(ranks: &[RankEntry]) -> Vec<[f64; 2]> {
     let mut octaves: BTreeMap<i32, [f64; 3]> = BTreeMap::new();
     for c in ranks.iter().flat_map(|r| &r.user_op_calls) {
@@ -121,9 +132,33 @@ pub fn user_op_ns_of(ranks: &[RankEntry]) -> Vec<[f64; 2]> {
             *sum += x;
         }
     }
+    let every_rank_has_rates = ranks
+        .iter()
+        .all(|r| r.user_op_calls.is_empty() || !r.user_op_ns_per_1024_elements.is_empty());
+    let mut rates: BTreeMap<i32, BTreeMap<u16, u64>> = BTreeMap::new();
+    for &[octave, bucket, calls] in ranks.iter().flat_map(|r| &r.user_op_ns_per_1024_elements) {
+        *rates
+            .entry(octave as i32)
+            .or_default()
+            .entry(bucket as u16)
+            .or_default() += calls;
+    }
     octaves
-        .values()
-        .map(|o| [o[1] / o[0], o[2] / o[0]])
+        .iter()
+        .map(|(octave, o)| {
+            let elements = o[1] / o[0];
+            let median = rates
+                .get(octave)
+                .filter(|_| every_rank_has_rates)
+                .and_then(|h| {
+                    let h: Vec<(u16, u64)> = h.iter().map(|(&b, &c)| (b, c)).collect();
+                    crate::bins::quantile(&h, 0.5)
+                });
+            match median {
+                Some(ns_per_1024) => [elements, ns_per_1024 * elements / 1024.0],
+                None => [elements, o[2] / o[0]],
+            }
+        })
         .collect()
 }
 
@@ -214,5 +249,36 @@ mod tests {
             vec![[289.0, 1690.0], [16384.0, 160_000.0]]
         );
         assert!(user_op_ns_of(&ranks[..1]).is_empty());
+    }
+
+    /// With the calls' cost per element, the price is their median's: 100 calls of 512
+    /// elements at 10 ns an element on two ranks, one of them preempted for a
+    /// millisecond, price 5120 ns (within the bucket's ±3.2 %) where the mean is
+    /// 5120 + 1e6 / 200. A rank without the histogram (an older rank file) leaves the mean.
+    #[test]
+    fn a_preempted_call_does_not_move_the_price() {
+        use crate::bins::hist_index;
+        let per_1024 = |ns: f64| hist_index((ns * 1024.0 / 512.0) as u64) as u64;
+        let rank = |rank: u32, rates: Vec<[u64; 3]>, extra_ns: f64| RankEntry {
+            rank,
+            user_op_calls: vec![[100.0, 51200.0, 100.0 * 5120.0 + extra_ns]],
+            user_op_ns_per_1024_elements: rates,
+            ..Default::default()
+        };
+        let ranks = [
+            rank(0, vec![[9, per_1024(5120.0), 100]], 0.0),
+            rank(
+                1,
+                vec![[9, per_1024(5120.0), 99], [9, per_1024(1_005_120.0), 1]],
+                1e6,
+            ),
+        ];
+        let [[elements, ns]] = user_op_ns_of(&ranks)[..] else {
+            panic!("one octave")
+        };
+        assert_eq!(elements, 512.0);
+        assert!((ns / 5120.0 - 1.0).abs() < 0.032, "{ns}");
+        let older = [ranks[0].clone(), rank(1, vec![], 1e6)];
+        assert_eq!(user_op_ns_of(&older), vec![[512.0, 5120.0 + 1e6 / 200.0]]);
     }
 }

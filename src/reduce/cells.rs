@@ -63,6 +63,19 @@ fn ns_bucket_of(tick_bucket: usize, bucket_ns_per_tick: f64) -> usize {
     hist_index((hist_mid(tick_bucket) * bucket_ns_per_tick) as u64)
 }
 
+/// The user-defined operations' calls by their cost per element
+/// (`RankEntry::user_op_ns_per_1024_elements`): the tick buckets of `hooks::user_op`
+/// moved to ns buckets as [`local_cells`] moves the cells' (at the rounded rate).
+fn user_op_rates(ns_per_tick: f64) -> Vec<[u64; 3]> {
+    let bucket_ns_per_tick = bucket_rate(ns_per_tick);
+    let mut ns_hist = std::collections::BTreeMap::<(u64, u64), u64>::new();
+    for [octave, tick_bucket, calls] in crate::record::hooks::user_op::rates_in_ticks() {
+        let b = ns_bucket_of(tick_bucket as usize, bucket_ns_per_tick) as u64;
+        *ns_hist.entry((octave, b)).or_default() += calls;
+    }
+    ns_hist.into_iter().map(|((o, b), c)| [o, b, c]).collect()
+}
+
 /// This rank's cells, summed over its threads, histograms converted to ns.
 pub fn local_cells(ns_per_tick: f64) -> Vec<Cell> {
     let bucket_ns_per_tick = bucket_rate(ns_per_tick);
@@ -131,6 +144,7 @@ pub fn rank_entry(rank: u32, host: &str, cells: &[Cell], ns_per_tick: f64) -> Ra
         // SAFETY: sysconf has no memory arguments.
         host_cpus: u32::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).ok(),
         user_op_calls: crate::record::hooks::user_op::totals(),
+        user_op_ns_per_1024_elements: user_op_rates(ns_per_tick),
         ..Default::default()
     };
     let mut add_call = |name: &str, count: u64, bytes: u64, time_ns: f64| {

@@ -6,7 +6,9 @@
 //! operation is expensive, and only the application's own function says how much.
 //!
 //! The trampoline reads the clock twice and adds to fixed cells (per octave of the
-//! element count: calls, elements, ticks); it allocates nothing, takes no lock and calls
+//! element count: calls, elements, ticks, and a histogram of the call's ticks per 1024
+//! elements, whose median prices the operation where one preempted call would move the
+//! mean by a millisecond over the calls); it allocates nothing, takes no lock and calls
 //! no MPI function, and it stays the operation's function for its whole life, profiling
 //! on or off: MPI may apply an operation after MPI_Op_free, so a slot is never reused.
 //! The first `SLOTS` operations get one; later ones run the application's function
@@ -16,10 +18,11 @@ use crate::base::clock::{self, now};
 #[cfg(mpi_large_count)]
 use crate::base::mpi::{MPI_Count, MPI_User_function_c};
 use crate::base::mpi::{MPI_Datatype, MPI_User_function};
+use loggp_report::bins::{hist_index, HIST_BUCKETS};
 use loggp_report::Mode;
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{
-    AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+    AtomicU32, AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
 };
 
 type UserFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut MPI_Datatype);
@@ -37,6 +40,10 @@ static FUNCTIONS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 /// Per octave of the element count: calls, elements, ticks.
 static CELLS: [[AtomicU64; 3]; OCTAVES] = [const { [const { AtomicU64::new(0) }; 3] }; OCTAVES];
+/// Per octave of the element count: the calls' ticks per 1024 elements, in the
+/// durations' buckets (`bins::hist_index`). Zero pages until an octave has calls.
+static RATES: [[AtomicU32; HIST_BUCKETS]; OCTAVES] =
+    [const { [const { AtomicU32::new(0) }; HIST_BUCKETS] }; OCTAVES];
 
 /// Slot `K`'s function, as the address the slot holds (0: never, the slot is filled
 /// before MPI has the trampoline).
@@ -54,56 +61,56 @@ fn record(n: i64, ticks: u64) {
             c[0].fetch_add(1, Relaxed);
             c[1].fetch_add(n as u64, Relaxed);
             c[2].fetch_add(ticks, Relaxed);
+            let per_1024 = ticks.saturating_mul(1024) / n as u64;
+            RATES[octave][hist_index(per_1024)].fetch_add(1, Relaxed);
         }
     }
 }
 
-/// Calls slot `K`'s function with the arguments MPI gave, timed.
-unsafe extern "C" fn trampoline<const K: usize>(
-    invec: *mut c_void,
-    inoutvec: *mut c_void,
-    len: *mut c_int,
-    datatype: *mut MPI_Datatype,
-) {
-    let f = function_of::<K>();
-    if f == 0 {
-        return;
-    }
-    // SAFETY: the address of the application's non-null MPI_User_function, stored by
-    // `op_create` before PMPI_Op_create saw this trampoline.
-    let f: UserFn = unsafe { std::mem::transmute::<usize, UserFn>(f) };
-    let t0 = now();
-    // SAFETY: the application's own function with MPI's own arguments, unchanged.
-    unsafe { f(invec, inoutvec, len, datatype) };
-    let t1 = now();
-    // SAFETY: MPI passes a valid count (read after the call, which may not change it).
-    let n = if len.is_null() { 0 } else { unsafe { *len } };
-    record(n.into(), t1.wrapping_sub(t0));
+/// A trampoline kind: `$name::<K>` calls slot `K`'s function (of type `$f`, whose count
+/// is a `$count`) with the arguments MPI gave, timed. One definition for both kinds, so
+/// MPI_Op_create's and MPI_Op_create_c's cannot drift apart.
+macro_rules! trampoline_kind {
+    ($(#[$m:meta])* $name:ident, $f:ty, $count:ty) => {
+        $(#[$m])*
+        unsafe extern "C" fn $name<const K: usize>(
+            invec: *mut c_void,
+            inoutvec: *mut c_void,
+            len: *mut $count,
+            datatype: *mut MPI_Datatype,
+        ) {
+            let f = function_of::<K>();
+            if f == 0 {
+                return;
+            }
+            // SAFETY: the address of the application's non-null function of this kind,
+            // stored by `op_create`/`op_create_c` before MPI saw this trampoline.
+            let f: $f = unsafe { std::mem::transmute::<usize, $f>(f) };
+            let t0 = now();
+            // SAFETY: the application's own function with MPI's own arguments, unchanged.
+            unsafe { f(invec, inoutvec, len, datatype) };
+            let t1 = now();
+            // SAFETY: MPI passes a valid count (read after the call, which may not
+            // change it).
+            let n = if len.is_null() { 0 } else { unsafe { *len } };
+            record(i64::from(n), t1.wrapping_sub(t0));
+        }
+    };
 }
 
-/// [`trampoline`] for MPI_Op_create_c's functions, whose count is an MPI_Count.
-#[cfg(mpi_large_count)]
-unsafe extern "C" fn trampoline_c<const K: usize>(
-    invec: *mut c_void,
-    inoutvec: *mut c_void,
-    len: *mut MPI_Count,
-    datatype: *mut MPI_Datatype,
-) {
-    let f = function_of::<K>();
-    if f == 0 {
-        return;
-    }
-    // SAFETY: the address of the application's non-null MPI_User_function_c, stored by
-    // `op_create_c` before PMPI_Op_create_c saw this trampoline.
-    let f: UserFnC = unsafe { std::mem::transmute::<usize, UserFnC>(f) };
-    let t0 = now();
-    // SAFETY: the application's own function with MPI's own arguments, unchanged.
-    unsafe { f(invec, inoutvec, len, datatype) };
-    let t1 = now();
-    // SAFETY: MPI passes a valid count (read after the call, which may not change it).
-    let n = if len.is_null() { 0 } else { unsafe { *len } };
-    record(n, t1.wrapping_sub(t0));
-}
+trampoline_kind!(
+    /// MPI_Op_create's functions (a count of int).
+    trampoline,
+    UserFn,
+    c_int
+);
+trampoline_kind!(
+    /// MPI_Op_create_c's functions, whose count is an MPI_Count.
+    #[cfg(mpi_large_count)]
+    trampoline_c,
+    UserFnC,
+    MPI_Count
+);
 
 /// Every slot's trampoline of one kind.
 macro_rules! slots {
@@ -176,4 +183,20 @@ pub fn totals() -> Vec<[f64; 3]> {
             })
         })
         .collect()
+}
+
+/// The user-defined operations' calls on this rank by their cost per element:
+/// `[octave of the element count, tick bucket of the ticks per 1024 elements, calls]`,
+/// in order (moved to ns buckets as the cells' histograms are, in `reduce::cells`).
+pub fn rates_in_ticks() -> Vec<[u64; 3]> {
+    let mut out = Vec::new();
+    for (octave, hist) in RATES.iter().enumerate() {
+        for (tick_bucket, c) in hist.iter().enumerate() {
+            let calls = c.load(Relaxed);
+            if calls > 0 {
+                out.push([octave as u64, tick_bucket as u64, u64::from(calls)]);
+            }
+        }
+    }
+    out
 }
