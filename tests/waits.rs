@@ -461,9 +461,16 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
     } else {
         row.late_receiver_ns
     };
+    // Less the wait of the program's last MPI_Recv (rank 1's clocks, after its loop),
+    // where the program's own mode is another: rank 0 may wait there for rank 1 to
+    // leave its loop (1.6 ms of 115.5 ms of polled waits in one MPICH run).
+    let exchange: f64 = (r0.by_class_mode.iter())
+        .filter(|g| want_mode != "recv" && g.mode == "recv" && g.calls_matched <= 1)
+        .map(|g| g.late_sender_ns)
+        .sum();
     assert!(
-        in_row >= 0.99 * got,
-        "{name}: intra_node {want_mode} holds {in_row:.0} of the wait {got:.0}: {:?}",
+        in_row >= 0.99 * (got - exchange),
+        "{name}: intra_node {want_mode} holds {in_row:.0} of the wait {got:.0} ({exchange:.0} in the program's last MPI_Recv): {:?}",
         r0.by_class_mode
     );
     // Findings first (issue 27): the first names rank 0 waiting for rank 1, the time at
