@@ -507,7 +507,8 @@ fn halo_advice_holds_in_the_median() {
 /// reference) lies within 0.5–2× the measured price: pairs
 /// until 3 do, at most 8, at most 2 misses, every pair counted (see `advice_holds` for
 /// why), except where `--measure` itself declined beforehand because its saving's
-/// interval reached zero (at most half the pairs).
+/// interval reached zero (at most half the pairs), or whose first job's calibration
+/// said it was disturbed and misplaced the switch (at most half the pairs).
 fn measured_advice_holds(
     mpi: Mpi,
     bytes: u64,
@@ -519,7 +520,7 @@ fn measured_advice_holds(
         Mpi::OpenMpi => &["mpirun.openmpi", "--oversubscribe", "-np", "2"],
         Mpi::Mpich => &["mpiexec.mpich", "-np", "2"],
     };
-    let (mut hits, mut misses, mut declined, mut seen) = (0, 0, 0, vec![]);
+    let (mut hits, mut misses, mut declined, mut disturbed, mut seen) = (0, 0, 0, 0, vec![]);
     for k in 0..8 {
         if hits >= 3 {
             break;
@@ -527,6 +528,19 @@ fn measured_advice_holds(
         let name = format!("advise_measure_{}_{bytes}_{k}", mpi.name());
         let before = calibrated_through(&name, |n| pingpong_with_raw(mpi, bytes, &[], n));
         let a = blocking_send(&before);
+        // A calibration that says it was disturbed may place the switch anywhere: one
+        // fresh-clone run under MPICH put it above 92682 B, and the 64 KiB messages read
+        // as eager already. Such a pair is not scored, at most half of them (below).
+        if let Some(d) = &before.calibration.disturbance {
+            if !a.notes.iter().any(|n| n.contains(why_not)) {
+                disturbed += 1;
+                seen.push(format!(
+                    "pair {k}: the calibration was disturbed ({d}): {:?}",
+                    a.notes
+                ));
+                continue;
+            }
+        }
         assert!(!a.advised, "{name}: {a:#?}");
         assert!(
             a.notes.iter().any(|n| n.contains(why_not)),
@@ -607,6 +621,7 @@ fn measured_advice_holds(
     }
     eprintln!("{}: {seen:#?}", mpi.name());
     assert!(2 * declined <= seen.len(), "{}: {seen:#?}", mpi.name());
+    assert!(2 * disturbed <= seen.len(), "{}: {seen:#?}", mpi.name());
     assert!(misses <= 2, "{}: {misses} misses: {seen:#?}", mpi.name());
     assert!(
         hits >= 3,
