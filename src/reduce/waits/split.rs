@@ -283,24 +283,30 @@ pub(crate) fn finish(
         clock_uncertainty_ns: m.uncertainty_ticks * ns,
         by_class_mode: by_class_mode(&st, &m.p2p),
     };
-    // Per call: the weighted mean and its interval.
-    let mean = |s: &[Split], part: &dyn Fn(&Split) -> [f64; 3]| -> (f64, Option<[f64; 2]>) {
-        let w: f64 = s.iter().map(|x| x.w).sum();
-        let mu = |k: usize| s.iter().map(|x| x.w * part(x)[k]).sum::<f64>() / w;
-        let m0 = mu(0);
-        let n = s.len() as f64;
-        let var = s
-            .iter()
-            .map(|x| x.w * (part(x)[0] - m0).powi(2))
-            .sum::<f64>()
-            / w;
-        let se = (var / n).sqrt() * (1.0 - n / w).max(0.0).sqrt();
-        let (lo, hi) = (mu(1).min(mu(2)), mu(1).max(mu(2)));
-        (
-            m0 * ns,
-            Some([((lo - 1.96 * se) * ns).max(0.0), (hi + 1.96 * se) * ns]),
-        )
-    };
+    // Per call: the weighted mean and its interval, finite-population corrected by the
+    // row's calls (`calls`: this rank's, from its cells, where they hold at least the
+    // samples), else by the samples' summed weights. Why the cells: a sample's weight
+    // is its channel's stride, which stands for the channel's calls, not the row's (as
+    // the point-to-point strata found, `strata::ratio_part_of`).
+    let mean =
+        |s: &[Split], calls: f64, part: &dyn Fn(&Split) -> [f64; 3]| -> (f64, Option<[f64; 2]>) {
+            let w: f64 = s.iter().map(|x| x.w).sum();
+            let mu = |k: usize| s.iter().map(|x| x.w * part(x)[k]).sum::<f64>() / w;
+            let m0 = mu(0);
+            let n = s.len() as f64;
+            let var = s
+                .iter()
+                .map(|x| x.w * (part(x)[0] - m0).powi(2))
+                .sum::<f64>()
+                / w;
+            let population = if calls >= n { calls } else { w };
+            let se = (var / n).sqrt() * (1.0 - n / population).max(0.0).sqrt();
+            let (lo, hi) = (mu(1).min(mu(2)), mu(1).max(mu(2)));
+            (
+                m0 * ns,
+                Some([((lo - 1.96 * se) * ns).max(0.0), (hi + 1.96 * se) * ns]),
+            )
+        };
     let u = m.uncertainty_ticks;
     let mut collectives: Vec<CollectiveSplit> = m
         .coll_rows
@@ -310,8 +316,15 @@ pub(crate) fn finish(
         })
         .map(|(&(f, comm_size, bin), (s, bytes))| {
             let (lo, hi) = size_bin_range(bin);
-            let (aw, aw_ci) = mean(s, &|x| x.ls);
-            let (c, c_ci) = mean(s, &cost_part);
+            let name = funcs::name(f);
+            let calls: u64 = (cells.iter())
+                .filter(|c| {
+                    c.function == name && c.comm_size == Some(comm_size) && c.size_bin == bin
+                })
+                .map(|c| c.count)
+                .sum();
+            let (aw, aw_ci) = mean(s, calls as f64, &|x| x.ls);
+            let (c, c_ci) = mean(s, calls as f64, &cost_part);
             let (median, median_ci) = median(s, &cost_part, u);
             let (operation, element_bytes) = operation_of(m.coll_ops.get(&(f, comm_size, bin)));
             CollectiveSplit {
