@@ -395,43 +395,6 @@ fn told_apart(a: &[f64], b: &[f64]) -> bool {
     (max(a) < min(b) || max(b) < min(a)) && (ma / mb).max(mb / ma) >= 1.2
 }
 
-/// Each rank's count of its user operation's calls and elements (`ranks[].user_op_calls`)
-/// is the program's own count of its function's calls (its "user_op_calls <rank> <calls>
-/// <elements>" lines), exactly.
-fn user_op_calls_are_the_programs(name: &str, r: &Report, o: &std::process::Output) {
-    let mut ranks = 0;
-    for l in stdout(o).lines() {
-        let Some(v) = l.strip_prefix("user_op_calls ") else {
-            continue;
-        };
-        let v: Vec<u64> = v
-            .split_whitespace()
-            .filter_map(|x| x.parse().ok())
-            .collect();
-        let e = (r.ranks.iter().find(|e| u64::from(e.rank) == v[0]))
-            .unwrap_or_else(|| panic!("{name}: no rank {}", v[0]));
-        let counted = (e.user_op_calls.iter()).fold([0.0; 2], |a, c| [a[0] + c[0], a[1] + c[1]]);
-        println!(
-            "{name}: rank {}: the program counted {} calls of {} elements, loggp {counted:?}",
-            v[0], v[1], v[2]
-        );
-        assert_eq!(counted, [v[1] as f64, v[2] as f64], "{name}: rank {}", v[0]);
-        // The same calls, by their cost per element (whose median prices them).
-        let by_rate: u64 = e.user_op_ns_per_1024_elements.iter().map(|c| c[2]).sum();
-        assert_eq!(
-            by_rate, v[1],
-            "{name}: rank {}: calls by cost per element",
-            v[0]
-        );
-        ranks += 1;
-    }
-    assert_eq!(
-        ranks,
-        r.ranks.len(),
-        "{name}: the program's counts of its user operation's calls"
-    );
-}
-
 /// A user-defined operation's reduction is priced by the job's own calls of it: the
 /// shim creates the operation with a trampoline that times the application's function
 /// (`collective_config.user_op_ns`). `user_slow_sum` (tests/c/coll_model.c) costs tens of

@@ -89,13 +89,17 @@ fn cfg_holds(cfg: &str, mpi_syms: &BTreeSet<String>) -> bool {
 
 fn expected_fortran(mpi: Mpi, short: &str, style: &str) -> Vec<String> {
     match mpi {
-        Mpi::OpenMpi => vec![
+        // `procarg`: Open MPI's `use mpi_f08` routine calls `pmpi_x_`, past the others.
+        Mpi::OpenMpi => [
             format!("mpi_{short}_"),
             format!("mpi_{short}__"),
             format!("mpi_{short}"),
             format!("MPI_{}", short.to_uppercase()),
             format!("ompi_{short}_f"),
-        ],
+        ]
+        .into_iter()
+        .chain((style == "procarg").then(|| format!("mpi_{short}_f08_")))
+        .collect(),
         Mpi::Mpich => vec![match style {
             "ts" => format!("mpi_{short}_f08ts_"),
             _ => format!("mpi_{short}_f08_"),

@@ -276,11 +276,13 @@ macro_rules! p2p_rows {
 
             // Watched, not counted: a user-defined operation is created with a trampoline
             // that times the application's function per call (`hooks::user_op`), so that
-            // the collective model prices its reductions. (Open MPI's Fortran
-            // MPI_OP_CREATE calls PMPI_Op_create directly: such an operation is not timed.)
+            // the collective model prices its reductions. Open MPI's Fortran
+            // MPI_OP_CREATE and MPICH's `use mpi_f08` call PMPI_Op_create themselves:
+            // their routine gets the trampoline in FUNCTION's place (`procarg`).
             MPI_Op_create { role: Other, mode: None, entry: guarded,
                 c: (user_fn: MPI_User_function, commute: c_int, op: *mut MPI_Op)
                     => op_create(user_fn, |f| PMPI_Op_create(f, commute, op)),
+                fortran: op_create procarg (function, commute, op) => op_create_f(&function, call),
             }
             MPI_Op_create_c { role: Other, mode: None, entry: guarded, cfg: mpi_large_count,
                 c: (user_fn: MPI_User_function_c, commute: c_int, op: *mut MPI_Op)

@@ -539,3 +539,40 @@ pub fn split_parts_ns(t: &loggp_report::TimeSplit) -> f64 {
         + t.collective_cost_ns
         + t.other_ns
 }
+
+/// Each rank's count of its user operation's calls and elements (`ranks[].user_op_calls`)
+/// is the program's own count of its function's calls (its "user_op_calls <rank> <calls>
+/// <elements>" lines), exactly, and so is the count of its histogram by cost per element
+/// (`ranks[].user_op_ns_per_1024_elements`, whose median prices them).
+pub fn user_op_calls_are_the_programs(name: &str, r: &Report, o: &Output) {
+    let mut ranks = 0;
+    for l in stdout(o).lines() {
+        let Some(v) = l.strip_prefix("user_op_calls ") else {
+            continue;
+        };
+        let v: Vec<u64> = v
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        let e = (r.ranks.iter().find(|e| u64::from(e.rank) == v[0]))
+            .unwrap_or_else(|| panic!("{name}: no rank {}", v[0]));
+        let counted = (e.user_op_calls.iter()).fold([0.0; 2], |a, c| [a[0] + c[0], a[1] + c[1]]);
+        println!(
+            "{name}: rank {}: the program counted {} calls of {} elements, loggp {counted:?}",
+            v[0], v[1], v[2]
+        );
+        assert_eq!(counted, [v[1] as f64, v[2] as f64], "{name}: rank {}", v[0]);
+        let by_rate: u64 = e.user_op_ns_per_1024_elements.iter().map(|c| c[2]).sum();
+        assert_eq!(
+            by_rate, v[1],
+            "{name}: rank {}: calls by cost per element",
+            v[0]
+        );
+        ranks += 1;
+    }
+    assert_eq!(
+        ranks,
+        r.ranks.len(),
+        "{name}: the program's counts of its user operation's calls"
+    );
+}

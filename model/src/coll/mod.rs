@@ -391,7 +391,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                     "the local reduction is not priced (MPI_Reduce_local was not measured)".into(),
                 );
             } else if user_op && user.is_empty() {
-                notes.push(format!("a user-defined operation ({}): its local reduction is priced as MPI_Reduce_local of MPI_SUM on doubles, the one measured (the job's own operation was not timed: created in Fortran under Open MPI, or after the first 16)", x.operation.as_deref().unwrap_or_default()));
+                notes.push(format!("a user-defined operation ({}): its local reduction is priced as MPI_Reduce_local of MPI_SUM on doubles, the one measured (the job's own operation was not timed: created after the first 16, or while profiling was off)", x.operation.as_deref().unwrap_or_default()));
             } else if user_op {
                 notes.push(format!("a user-defined operation ({}): its local reduction is priced by the job's own calls of its user-defined operations on every rank (`collective_config.user_op_ns`, all of them together)", x.operation.as_deref().unwrap_or_default()));
             }

@@ -33,3 +33,4 @@ pub(crate) use probe::{mprobe, mrecv, probe};
 pub(crate) use user_op::op_create;
 #[cfg(mpi_large_count)]
 pub(crate) use user_op::op_create_c;
+pub(crate) use user_op::op_create_f;

@@ -13,11 +13,13 @@
 //! on or off: MPI may apply an operation after MPI_Op_free, so a slot is never reused.
 //! The first `SLOTS` operations get one; later ones run the application's function
 //! unwrapped (untimed). MPI_Op_create_c's functions (a count of MPI_Count, MPI-4) get
-//! trampolines of their own kind from the same slots, where the MPI has it.
+//! trampolines of their own kind from the same slots, where the MPI has it, and so do
+//! the functions of a Fortran binding's MPI_OP_CREATE that does not reach the C symbol
+//! (`op_create_f`).
 use crate::base::clock::{self, now};
 #[cfg(mpi_large_count)]
 use crate::base::mpi::{MPI_Count, MPI_User_function_c};
-use crate::base::mpi::{MPI_Datatype, MPI_User_function};
+use crate::base::mpi::{MPI_Datatype, MPI_Fint, MPI_User_function};
 use loggp_report::bins::{hist_index, HIST_BUCKETS};
 use loggp_report::Mode;
 use std::os::raw::{c_int, c_void};
@@ -26,6 +28,10 @@ use std::sync::atomic::{
 };
 
 type UserFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut MPI_Datatype);
+/// A Fortran binding's user function: four addresses (the buffers, or their c_ptr values
+/// under `use mpi_f08`; the count, an INTEGER; the datatype, an INTEGER or a
+/// TYPE(MPI_Datatype) holding one), as both MPIs call it.
+type UserFnF = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut MPI_Fint, *mut MPI_Fint);
 #[cfg(mpi_large_count)]
 type UserFnC = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut MPI_Count, *mut MPI_Datatype);
 
@@ -68,23 +74,25 @@ fn record(n: i64, ticks: u64) {
 }
 
 /// A trampoline kind: `$name::<K>` calls slot `K`'s function (of type `$f`, whose count
-/// is a `$count`) with the arguments MPI gave, timed. One definition for both kinds, so
-/// MPI_Op_create's and MPI_Op_create_c's cannot drift apart.
+/// is a `$count` and datatype a `$dt`) with the arguments MPI gave, timed. One definition
+/// for every kind, so MPI_Op_create's, MPI_Op_create_c's and the Fortran bindings'
+/// cannot drift apart.
 macro_rules! trampoline_kind {
-    ($(#[$m:meta])* $name:ident, $f:ty, $count:ty) => {
+    ($(#[$m:meta])* $name:ident, $f:ty, $count:ty, $dt:ty) => {
         $(#[$m])*
         unsafe extern "C" fn $name<const K: usize>(
             invec: *mut c_void,
             inoutvec: *mut c_void,
             len: *mut $count,
-            datatype: *mut MPI_Datatype,
+            datatype: *mut $dt,
         ) {
             let f = function_of::<K>();
             if f == 0 {
                 return;
             }
             // SAFETY: the address of the application's non-null function of this kind,
-            // stored by `op_create`/`op_create_c` before MPI saw this trampoline.
+            // stored by `op_create`/`op_create_c`/`op_create_f` before MPI saw this
+            // trampoline.
             let f: $f = unsafe { std::mem::transmute::<usize, $f>(f) };
             let t0 = now();
             // SAFETY: the application's own function with MPI's own arguments, unchanged.
@@ -102,14 +110,23 @@ trampoline_kind!(
     /// MPI_Op_create's functions (a count of int).
     trampoline,
     UserFn,
-    c_int
+    c_int,
+    MPI_Datatype
+);
+trampoline_kind!(
+    /// A Fortran binding's MPI_OP_CREATE functions (a count of INTEGER).
+    trampoline_f,
+    UserFnF,
+    MPI_Fint,
+    MPI_Fint
 );
 trampoline_kind!(
     /// MPI_Op_create_c's functions, whose count is an MPI_Count.
     #[cfg(mpi_large_count)]
     trampoline_c,
     UserFnC,
-    MPI_Count
+    MPI_Count,
+    MPI_Datatype
 );
 
 /// Every slot's trampoline of one kind.
@@ -123,6 +140,7 @@ macro_rules! slots {
 }
 
 const TRAMPOLINES: [UserFn; SLOTS] = slots!(trampoline);
+const TRAMPOLINES_F: [UserFnF; SLOTS] = slots!(trampoline_f);
 #[cfg(mpi_large_count)]
 const TRAMPOLINES_C: [UserFnC; SLOTS] = slots!(trampoline_c);
 
@@ -163,6 +181,27 @@ pub(crate) fn op_create_c(
         Some(k) => call(Some(TRAMPOLINES_C[k])),
         None => call(user_fn),
     }
+}
+
+/// A Fortran binding's MPI_OP_CREATE (Open MPI's bindings call PMPI_Op_create
+/// themselves, MPICH's `use mpi_f08` too): `function` holds the address of the
+/// application's procedure, and the MPI's own routine (`call`) reads it from there, so it
+/// is set to a free slot's trampoline of the Fortran kind first. None left, or a null
+/// procedure: the application's own, untimed.
+#[inline]
+pub(crate) fn op_create_f(
+    _func: u8,
+    _mode: Mode,
+    function: &std::cell::Cell<*mut c_void>,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let f = function.get();
+    if !f.is_null() {
+        if let Some(k) = take_slot(f as usize) {
+            function.set(TRAMPOLINES_F[k] as *mut c_void);
+        }
+    }
+    call()
 }
 
 /// The user-defined operations' calls on this rank (`RankEntry::user_op_calls`):
