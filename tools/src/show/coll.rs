@@ -80,3 +80,89 @@ pub fn model_table(r: &Report) -> Option<Table> {
     t.note = Some(format!("predicted: the algorithm's point-to-point schedule simulated with the calibration's LogGP prices (o_s, o_r, g + (s−1)G, end-to-end time, rendezvous), all members entering at once; as entered: the same with each member entering when it did on average (its wait for the last entry, from the time split), timed from the last entry as measured is; measured: see each row's note in the JSON{after}"));
     Some(t)
 }
+
+/// The application's user-defined reduction operations (MPI_Op_create), every rank's
+/// calls of their functions per octave of the element count: how many, their time, and
+/// the price the collective model takes for a reduction by one (the mean elements at
+/// the calls' median ns per element, `loggp_report::user_op_ns_of`), beside their mean.
+pub fn user_op_table(r: &Report) -> Option<Table> {
+    let priced = loggp_report::user_op_ns_of(&r.ranks);
+    if priced.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "User-defined reduction operations (MPI_Op_create): the job's calls of their functions",
+        &[
+            "elements",
+            "calls",
+            "mean elements",
+            "time",
+            "mean per call",
+            "median per call (the model's price)",
+        ],
+    );
+    for [elements, price] in priced {
+        let octave = elements.log2().floor() as i32;
+        // This octave's calls on every rank (each rank's cell lies in one octave).
+        let [calls, sum_elements, ns] = (r.ranks.iter().flat_map(|e| &e.user_op_calls))
+            .filter(|c| c[0] > 0.0 && (c[1] / c[0]).log2().floor() as i32 == octave)
+            .fold([0.0; 3], |a, c| [a[0] + c[0], a[1] + c[1], a[2] + c[2]]);
+        let lo = 2f64.powi(octave);
+        t.row(vec![
+            format!("{lo:.0} … {:.0}", 2.0 * lo - 1.0),
+            format!("{calls:.0}"),
+            format!("{:.0}", sum_elements / calls.max(1.0)),
+            fmt_ns(Some(ns)),
+            fmt_ns(Some(ns / calls.max(1.0))),
+            fmt_ns(Some(price)),
+        ]);
+    }
+    t.note = Some(
+        "each call of an operation's function timed through loggp's trampoline, on every rank, all the job's user-defined operations together (the first 16 created; created while profiling was off, untimed). The collective model prices a reduction by a user-defined operation at the median (`collective_config.user_op_ns`): a preempted call moves the mean, not the median".into(),
+    );
+    Some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loggp_report::bins::hist_index;
+    use loggp_report::RankEntry;
+
+    /// Known truth: two ranks, 100 calls of 512 elements each at 10 ns an element, one of
+    /// rank 1's preempted for 1 ms. One row: 200 calls, 512 elements, 2.02 ms in all,
+    /// 10.12 µs a call on the mean, and the median's 5.12 µs (within its bucket).
+    #[test]
+    fn user_operations_are_shown_with_their_median_price() {
+        let per_1024 = |ns: f64| hist_index((ns * 1024.0 / 512.0) as u64) as u64;
+        let rank = |rank: u32, rates: Vec<[u64; 3]>, extra_ns: f64| RankEntry {
+            rank,
+            user_op_calls: vec![[100.0, 51200.0, 100.0 * 5120.0 + extra_ns]],
+            user_op_ns_per_1024_elements: rates,
+            ..Default::default()
+        };
+        let r = Report {
+            ranks: vec![
+                rank(0, vec![[9, per_1024(5120.0), 100]], 0.0),
+                rank(
+                    1,
+                    vec![[9, per_1024(5120.0), 99], [9, per_1024(1_005_120.0), 1]],
+                    1e6,
+                ),
+            ],
+            ..Default::default()
+        };
+        let t = user_op_table(&r).expect("a table");
+        assert_eq!(t.rows.len(), 1);
+        let row = &t.rows[0];
+        assert_eq!(
+            row[..5],
+            ["512 … 1023", "200", "512", "2.02 ms", "10.12 µs"]
+        );
+        assert!(
+            row[5].starts_with("5.") && row[5].ends_with("µs"),
+            "{row:?}"
+        );
+        assert!(user_op_table(&Report::default()).is_none());
+    }
+}

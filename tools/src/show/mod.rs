@@ -80,6 +80,7 @@ pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
     v.extend(split::largest_waits_table(r, 10));
     v.extend(split::collectives_table(r));
     v.extend(coll::model_table(r));
+    v.extend(coll::user_op_table(r));
     v.extend(split::latency_table(r));
     v.extend(in_progress_table(r));
     v.extend(calls_table(r));
