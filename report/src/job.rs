@@ -113,12 +113,23 @@ pub struct RankEntry {
     pub user_op_ns_per_1024_elements: Vec<[u64; 3]>,
 }
 
-/// `collective_config.user_op_ns` from every rank's `user_op_calls`: per octave of the
-/// element count, the mean elements of all ranks' calls in it, and their ns: the
-/// mean elements at the median ns per element of the calls
-/// (`user_op_ns_per_1024_elements`, all ranks pooled), or the mean ns where a rank
-/// lacks the histogram (an older rank file), in order.
-pub fn user_op_ns_of(ranks: &[RankEntry]) -> Vec<[f64; 2]> {
+/// One octave of the element count of the job's user-defined operations' calls, every
+/// rank's pooled ([`user_op_octaves`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UserOpOctave {
+    /// The octave: its calls had 2^octave to 2^(octave+1) − 1 elements.
+    pub octave: i32,
+    pub calls: f64,
+    pub elements: f64,
+    pub ns: f64,
+    /// The price of a call of the mean elements: at the median ns per element of the
+    /// calls (`user_op_ns_per_1024_elements`, all ranks pooled), or the mean ns where a
+    /// rank lacks the histogram (an older rank file).
+    pub price_ns: f64,
+}
+
+/// Every rank's `user_op_calls` pooled per octave of the element count, in order.
+pub fn user_op_octaves(ranks: &[RankEntry]) -> Vec<UserOpOctave> {
     let mut octaves: BTreeMap<i32, [f64; 3]> = BTreeMap::new();
     for c in ranks.iter().flat_map(|r| &r.user_op_calls) {
         if c[0] <= 0.0 || c[1] <= 0.0 {
@@ -145,20 +156,32 @@ pub fn user_op_ns_of(ranks: &[RankEntry]) -> Vec<[f64; 2]> {
     }
     octaves
         .iter()
-        .map(|(octave, o)| {
-            let elements = o[1] / o[0];
+        .map(|(&octave, &[calls, elements, ns])| {
+            let mean_elements = elements / calls;
             let median = rates
-                .get(octave)
+                .get(&octave)
                 .filter(|_| every_rank_has_rates)
                 .and_then(|h| {
                     let h: Vec<(u16, u64)> = h.iter().map(|(&b, &c)| (b, c)).collect();
                     crate::bins::quantile(&h, 0.5)
                 });
-            match median {
-                Some(ns_per_1024) => [elements, ns_per_1024 * elements / 1024.0],
-                None => [elements, o[2] / o[0]],
+            UserOpOctave {
+                octave,
+                calls,
+                elements,
+                ns,
+                price_ns: median.map_or(ns / calls, |per_1024| per_1024 * mean_elements / 1024.0),
             }
         })
+        .collect()
+}
+
+/// `collective_config.user_op_ns` from every rank's calls ([`user_op_octaves`]): per
+/// octave of the element count, the calls' mean elements and their price, in order.
+pub fn user_op_ns_of(ranks: &[RankEntry]) -> Vec<[f64; 2]> {
+    user_op_octaves(ranks)
+        .iter()
+        .map(|o| [o.elements / o.calls, o.price_ns])
         .collect()
 }
 
