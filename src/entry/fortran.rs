@@ -190,6 +190,24 @@ fn ierror(p: P) -> c_int {
     }
 }
 
+/// An argument as the MPI's routine takes it: its address, held as it came or in a
+/// `Cell` where the hook may replace it (`procarg`).
+trait Arg {
+    fn address(&self) -> P;
+}
+impl Arg for P {
+    #[inline(always)]
+    fn address(&self) -> P {
+        *self
+    }
+}
+impl Arg for std::cell::Cell<P> {
+    #[inline(always)]
+    fn address(&self) -> P {
+        self.get()
+    }
+}
+
 macro_rules! ptr_ty {
     ($a:ident) => {
         P
@@ -219,42 +237,6 @@ macro_rules! fortran_entries {
             fortran_entries!(@$entry [$call, $ierr] $cfgs $name $mode $short $style ($($farg),*) => $fhook($($fharg),*));
         )?
     };
-    // `procarg`: the first argument is a procedure the MPI keeps (MPI_OP_CREATE's
-    // FUNCTION), which the hook may replace before the routine reads it: the row's hook
-    // gets it as a `Cell` of the address, under its own name. The symbols are `plain`'s.
-    (@guarded [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident procarg
-        ($first:ident $(, $arg:ident)*) => $hook:ident($($harg:expr),*)
-    ) => {
-        paste::paste! {
-            $(#[cfg($cfg)])?
-            #[allow(unused_variables)]
-            #[inline(always)]
-            unsafe fn [<fortran_ $short>](real: &Real, $first: P, $($arg: P,)* $ierr: P) -> c_int {
-                let f = real.get();
-                if f.is_null() {
-                    return missing(real, $ierr, true);
-                }
-                // SAFETY: the MPI's routine of this very signature.
-                let callee: unsafe extern "C" fn(P, $(ptr_ty!($arg),)* P) = std::mem::transmute(f);
-                let Some(_guard) = Guard::enter($crate::return_address!()) else {
-                    callee($first, $($arg,)* $ierr);
-                    return mpi::success();
-                };
-                let $first = std::cell::Cell::new($first);
-                let $call = || { callee($first.get(), $($arg,)* $ierr); ierror($ierr) };
-                $hook(Func::$name.id(), Mode::$mode, $($harg),*)
-            }
-        }
-        fortran_entries!(@symbols [$($cfg)?] $short plain ($first $(, $arg)*) $ierr);
-        // Open MPI's `use mpi_f08` routine of such a function calls the mpif.h one's
-        // `pmpi_x_` alias, past the symbols above: its own symbol too (IERROR optional).
-        paste::paste! {
-            #[cfg(all(mpi_openmpi $(, $cfg)?))]
-            static [<REAL_F08_ $short:upper>]: Real = Real::new(concat!("mpi_", stringify!($short), "_f08_\0").as_bytes());
-            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
-            pub unsafe extern "C" fn [<mpi_ $short _f08_>]($first: P, $($arg: P,)* $ierr: P) { [<fortran_ $short>](&[<REAL_F08_ $short:upper>], $first, $($arg,)* $ierr); }
-        }
-    };
     (@guarded [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident $style:ident
         ($($arg:ident),*) => $hook:ident($($harg:expr),*)
     ) => {
@@ -275,12 +257,20 @@ macro_rules! fortran_entries {
                     callee($($arg,)* $ierr);
                     return mpi::success();
                 };
-                let $call = || { callee($($arg,)* $ierr); ierror($ierr) };
+                fortran_entries!(@hold $style $($arg),*);
+                let $call = || { callee($(Arg::address(&$arg),)* $ierr); ierror($ierr) };
                 $hook(Func::$name.id(), Mode::$mode, $($harg),*)
             }
         }
         fortran_entries!(@symbols [$($cfg)?] $short $style ($($arg),*) $ierr);
     };
+    // `procarg`: the first argument is a procedure the MPI keeps (MPI_OP_CREATE's
+    // FUNCTION), which the hook may replace before the routine reads it: the hook gets
+    // it as a `Cell` of the address, under its own name.
+    (@hold procarg $first:ident $(, $arg:ident)*) => {
+        let $first = std::cell::Cell::new($first);
+    };
+    (@hold $style:ident $($arg:ident),*) => {};
     (@lifecycle [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident $style:ident
         ($($arg:ident),*) => $hook:ident($($harg:expr),*)
     ) => {
@@ -321,6 +311,17 @@ macro_rules! fortran_entries {
             pub unsafe extern "C" fn [<ompi_ $short _f>]($($arg: P),*) { [<fortran_ $short>](&[<REAL_ $short:upper>], $($arg,)* std::ptr::null_mut()); }
         }
         fortran_entries!(@mpich [$($cfg)?] plain $short ($($arg,)* $ierr));
+    };
+    // `procarg`: `plain`'s symbols, and Open MPI's `use mpi_f08` one, whose routine calls
+    // the mpif.h one's `pmpi_x_` alias, past the others (IERROR optional).
+    (@symbols [$($cfg:meta)?] $short:ident procarg ($($arg:ident),*) $ierr:ident) => {
+        fortran_entries!(@symbols_all [$($cfg)?] $short plain ($($arg,)* $ierr));
+        paste::paste! {
+            #[cfg(all(mpi_openmpi $(, $cfg)?))]
+            static [<REAL_F08_ $short:upper>]: Real = Real::new(concat!("mpi_", stringify!($short), "_f08_\0").as_bytes());
+            #[cfg(all(mpi_openmpi $(, $cfg)?))] #[no_mangle]
+            pub unsafe extern "C" fn [<mpi_ $short _f08_>]($($arg: P,)* $ierr: P) { [<fortran_ $short>](&[<REAL_F08_ $short:upper>], $($arg,)* $ierr); }
+        }
     };
     (@symbols [$($cfg:meta)?] $short:ident $style:ident ($($arg:ident),*) $ierr:ident) => {
         fortran_entries!(@symbols_all [$($cfg)?] $short $style ($($arg,)* $ierr));
