@@ -334,7 +334,27 @@ fn active_o_s_is_the_send_calls_own_duration() {
                 .filter(|p| (lo..=hi).contains(&p.size_bytes))
                 .filter_map(|p| Some((p.send_overhead_ns?, p.send_call_ns?)))
                 .collect();
-            assert!(pairs.len() >= 8, "{}: {lo}..{hi} B: {pairs:?}", mpi.name());
+            // Every size measured in the range gives both figures. On a slow link (a
+            // slow VM phase) the first pass keeps one size in 2 or 4 of the schedule and
+            // says so in the warnings (`calib::passes::run`): CI's run of 2026-11-29 kept
+            // 6 of MPICH's 12 sizes of 257–2048 B. Then one per octave is the least.
+            let in_range = r
+                .calibration
+                .mpi
+                .iter()
+                .filter(|c| c.mode == "send")
+                .flat_map(|c| &c.points)
+                .filter(|p| (lo..=hi).contains(&p.size_bytes))
+                .count();
+            let thinned = r.warnings.iter().any(|w| w.contains("one size in"));
+            let octaves = (hi as f64 / lo as f64).log2().ceil() as usize;
+            let least = if thinned { octaves } else { 8 };
+            assert!(
+                pairs.len() == in_range && pairs.len() >= least,
+                "{}: {lo}..{hi} B: {} of {in_range} sizes, at least {least} (thinned: {thinned}): {pairs:?}",
+                mpi.name(),
+                pairs.len()
+            );
             let diff = median(pairs.iter().map(|(f, c)| f - c).collect());
             let call = median(pairs.iter().map(|p| p.1).collect());
             let seen = format!(
