@@ -481,6 +481,24 @@ fn late(mpi: Mpi, case: &str, extra: &[(&str, &str)], name: &str) -> Report {
         "rank 0 waits for rank 1 to post"
     };
     first_finding(name, &r, who, all, 0.1);
+    // The overview that follows the findings: rank 0 spent the most time in MPI, and
+    // the part that sets it apart from rank 1 is this wait (both ranks' MPI_Init, the
+    // most of a short job's MPI time, differ by a millisecond or two).
+    let o = loggp_tools::show::overview::overview(&r).expect("an overview");
+    let apart = (o.parts.iter())
+        .max_by(|a, b| {
+            (a.most_rank_ns - a.least_rank_ns).total_cmp(&(b.most_rank_ns - b.least_rank_ns))
+        })
+        .expect("parts");
+    let want_part = if kind == "late_sender" {
+        "waiting for a late sender"
+    } else {
+        "waiting for a late receiver"
+    };
+    assert!(
+        (o.most_rank, o.least_rank, apart.part) == (0, 1, want_part),
+        "{name}: {o:#?}"
+    );
     // Cost, per message: the median time from a send's start to its receive's end where
     // the receiver waited (`passive_latency`), against the program's own times of the
     // same on CLOCK_MONOTONIC: within 25 % of its middle 30 %. A median, because one

@@ -9,6 +9,7 @@ pub mod coll;
 pub mod findings;
 pub mod job;
 pub mod matrix;
+pub mod overview;
 pub mod params;
 pub mod sites;
 pub mod split;
@@ -68,6 +69,7 @@ pub fn header(r: &Report) -> Vec<String> {
 /// Every table `show` prints, in order.
 pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
     let mut v: Vec<Table> = findings::table(r).into_iter().collect();
+    v.extend(overview::table(r));
     v.extend(parameter_tables(r));
     v.extend(threshold_table(r));
     v.extend(pause_table(r));
@@ -175,6 +177,7 @@ pub fn json_view(r: &Report) -> serde_json::Value {
     serde_json::json!({
         "schema": r.schema,
         "findings": findings::findings(r),
+        "overview": overview::overview(r),
         "job": {
             "executable": r.job.executable,
             "complete": r.job.complete,

@@ -31,12 +31,7 @@ fn bar(t: &TimeSplit, max: f64, width: usize) -> String {
 
 /// A rank's other time, with what MPI_Init took of it (the most of it in a short job).
 fn other(r: &Report, s: &TimeSplit) -> String {
-    let init: f64 = (r.ranks.iter())
-        .filter(|k| k.rank == s.rank)
-        .flat_map(|k| ["MPI_Init", "MPI_Init_thread"].map(|f| k.calls.get(f)))
-        .flatten()
-        .map(|c| c.time_ns)
-        .sum();
+    let init = super::overview::start_up_ns(r, s.rank);
     if init > 0.0 {
         format!(
             "{} (MPI_Init {})",

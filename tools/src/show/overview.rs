@@ -1,0 +1,309 @@
+//! Where the job's MPI time goes, on one page (mpiP's "MPI time" and "aggregate time",
+//! IPM's banner): the time split of every rank summed into its parts, the MPI's start-up
+//! apart (in a short job MPI_Init holds most of the time in MPI, and a reader of the
+//! findings' microseconds of waiting asks where the rest went), the heaviest calls, and
+//! the rank with the most time in MPI beside the one with the least, part by part (two
+//! ranks of one job spending very different times in MPI, the question LAMMPS's report
+//! could not answer in issue 25).
+use crate::table::*;
+use loggp_report::{Report, TimeSplit};
+use serde::Serialize;
+
+/// One part of the time in MPI: over all ranks, and for the two ranks compared.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct Part {
+    pub part: &'static str,
+    pub ns: f64,
+    /// The sum of the ranks' 95 % intervals: it covers at least 95 %.
+    pub ns_ci: Option<[f64; 2]>,
+    pub most_rank_ns: f64,
+    pub least_rank_ns: f64,
+}
+
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct Overview {
+    pub ranks: usize,
+    pub time_in_mpi_ns: f64,
+    /// The ranks' own wall time less loggp's work, summed, where every rank has it.
+    pub app_wall_time_ns: Option<f64>,
+    pub parts: Vec<Part>,
+    /// The rank with the most time in MPI and the one with the least.
+    pub most_rank: u32,
+    pub least_rank: u32,
+    /// The functions with the most time over all ranks: (function, ns), at most three.
+    pub heaviest_calls: Vec<(String, f64)>,
+}
+
+/// What MPI_Init (or MPI_Init_thread) took on a rank: the MPI's own start-up.
+pub fn start_up_ns(r: &Report, rank: u32) -> f64 {
+    (r.ranks.iter())
+        .filter(|k| k.rank == rank)
+        .flat_map(|k| ["MPI_Init", "MPI_Init_thread"].map(|f| k.calls.get(f)))
+        .flatten()
+        .map(|c| c.time_ns)
+        .sum()
+}
+
+/// A rank's parts: (name, value, interval), the start-up taken out of `other_ns`.
+fn parts_of(r: &Report, t: &TimeSplit) -> [(&'static str, f64, Option<[f64; 2]>); 7] {
+    let init = start_up_ns(r, t.rank).min(t.other_ns.max(0.0));
+    [
+        ("in MPI_Init (the MPI's start-up)", init, None),
+        ("in the transfer cost of messages", t.cost_ns, t.cost_ns_ci),
+        (
+            "waiting for a late sender",
+            t.late_sender_ns,
+            t.late_sender_ns_ci,
+        ),
+        (
+            "waiting for a late receiver",
+            t.late_receiver_ns,
+            t.late_receiver_ns_ci,
+        ),
+        (
+            "waiting at collectives for the last member",
+            t.collective_wait_ns,
+            t.collective_wait_ns_ci,
+        ),
+        (
+            "in the collectives' cost",
+            t.collective_cost_ns,
+            t.collective_cost_ns_ci,
+        ),
+        (
+            "in other calls (nonblocking starts, the rest)",
+            t.other_ns - init,
+            None,
+        ),
+    ]
+}
+
+/// The job's overview, where the report has the time split.
+pub fn overview(r: &Report) -> Option<Overview> {
+    let split = &r.time_split;
+    let most = split
+        .iter()
+        .max_by(|a, b| a.time_in_mpi_ns.total_cmp(&b.time_in_mpi_ns))?;
+    let least = split
+        .iter()
+        .min_by(|a, b| a.time_in_mpi_ns.total_cmp(&b.time_in_mpi_ns))?;
+    let (most_parts, least_parts) = (parts_of(r, most), parts_of(r, least));
+    let mut parts: Vec<Part> = most_parts
+        .iter()
+        .zip(&least_parts)
+        .map(|(m, l)| Part {
+            part: m.0,
+            ns: 0.0,
+            ns_ci: Some([0.0, 0.0]),
+            most_rank_ns: m.1,
+            least_rank_ns: l.1,
+        })
+        .collect();
+    for t in split {
+        for (p, (_, ns, ci)) in parts.iter_mut().zip(parts_of(r, t)) {
+            p.ns += ns;
+            // A part without an interval is measured for every call: its own value.
+            let [lo, hi] = ci.unwrap_or([ns, ns]);
+            p.ns_ci = p.ns_ci.map(|[a, b]| [a + lo, b + hi]);
+        }
+    }
+    for p in &mut parts {
+        if p.ns_ci == Some([p.ns, p.ns]) {
+            p.ns_ci = None;
+        }
+    }
+    let mut calls: std::collections::BTreeMap<&str, f64> = Default::default();
+    for k in &r.ranks {
+        for (f, c) in &k.calls {
+            *calls.entry(f.as_str()).or_default() += c.time_ns;
+        }
+    }
+    let mut heaviest: Vec<(String, f64)> = calls.into_iter().map(|(f, t)| (f.into(), t)).collect();
+    heaviest.sort_by(|a, b| b.1.total_cmp(&a.1));
+    heaviest.truncate(3);
+    let walls: Option<Vec<f64>> = split
+        .iter()
+        .map(|t| {
+            (r.ranks.iter())
+                .find(|k| k.rank == t.rank)
+                .and_then(|k| k.app_wall_time_ns)
+        })
+        .collect();
+    Some(Overview {
+        ranks: split.len(),
+        time_in_mpi_ns: split.iter().map(|t| t.time_in_mpi_ns).sum(),
+        app_wall_time_ns: walls.map(|w| w.iter().sum()),
+        parts,
+        most_rank: most.rank,
+        least_rank: least.rank,
+        heaviest_calls: heaviest,
+    })
+}
+
+fn share(x: f64, of: f64) -> String {
+    if of > 0.0 {
+        format!("{:.1} %", 100.0 * x / of)
+    } else {
+        "—".into()
+    }
+}
+
+/// The overview as the table `show` and `html` print after the findings.
+pub fn table(r: &Report) -> Option<Table> {
+    let o = overview(r)?;
+    let two = o.most_rank != o.least_rank;
+    let (most, least) = (
+        format!("rank {} (most)", o.most_rank),
+        format!("rank {} (least)", o.least_rank),
+    );
+    let mut header = vec!["part", "all ranks", "of the time in MPI"];
+    if two {
+        header.extend([most.as_str(), least.as_str(), "difference"]);
+    }
+    let mut t = Table::new("Where the job's MPI time goes", &header);
+    // A part that is nothing on every rank (no collectives in the job) is left out.
+    for p in o.parts.iter().filter(|p| p.ns != 0.0 || p.ns_ci.is_some()) {
+        let mut row = vec![
+            p.part.to_string(),
+            fmt_ns_ci(Some(p.ns), p.ns_ci),
+            share(p.ns, o.time_in_mpi_ns),
+        ];
+        if two {
+            row.extend([
+                fmt_ns(Some(p.most_rank_ns)),
+                fmt_ns(Some(p.least_rank_ns)),
+                fmt_ns(Some(p.most_rank_ns - p.least_rank_ns)),
+            ]);
+        }
+        t.row(row);
+    }
+    let mut total = vec![
+        "time in MPI".to_string(),
+        fmt_ns(Some(o.time_in_mpi_ns)),
+        "100 %".into(),
+    ];
+    let of_rank = |rank: u32| {
+        (r.time_split.iter())
+            .find(|t| t.rank == rank)
+            .map_or(0.0, |t| t.time_in_mpi_ns)
+    };
+    let gap = of_rank(o.most_rank) - of_rank(o.least_rank);
+    if two {
+        total.extend([
+            fmt_ns(Some(of_rank(o.most_rank))),
+            fmt_ns(Some(of_rank(o.least_rank))),
+            fmt_ns(Some(gap)),
+        ]);
+    }
+    t.row(total);
+    let mut note = format!(
+        "{} rank{}: {} in MPI{}",
+        o.ranks,
+        if o.ranks == 1 { "" } else { "s" },
+        fmt_ns(Some(o.time_in_mpi_ns)),
+        o.app_wall_time_ns.map_or(String::new(), |w| format!(
+            ", {} of their {} of wall time (loggp's own work taken out)",
+            share(o.time_in_mpi_ns, w),
+            fmt_ns(Some(w))
+        ))
+    );
+    // A short job's time in MPI is mostly the MPI's start-up, which a longer run of the
+    // same job spends a smaller share on: said before a reader weighs the other parts.
+    if let Some(init) = o.parts.first().filter(|p| 2.0 * p.ns > o.time_in_mpi_ns) {
+        note += &format!(
+            "; the MPI's start-up (MPI_Init) holds {} of it, a share that shrinks as the job runs longer",
+            share(init.ns, o.time_in_mpi_ns)
+        );
+    }
+    if !o.heaviest_calls.is_empty() {
+        let calls: Vec<String> = (o.heaviest_calls.iter())
+            .map(|(f, ns)| format!("{f} {}", share(*ns, o.time_in_mpi_ns)))
+            .collect();
+        note += &format!("; the heaviest calls: {}", calls.join(", "));
+    }
+    // The part that sets the two ranks apart, the largest of the differences, where
+    // the two differ by a tenth of the lesser or more.
+    if two && gap > 0.0 && gap >= 0.1 * of_rank(o.least_rank) {
+        if let Some(p) = (o.parts.iter()).max_by(|a, b| {
+            (a.most_rank_ns - a.least_rank_ns).total_cmp(&(b.most_rank_ns - b.least_rank_ns))
+        }) {
+            note += &format!(
+                "; rank {} spent {} more in MPI than rank {}, the most of it {} ({} more)",
+                o.most_rank,
+                fmt_ns(Some(gap)),
+                o.least_rank,
+                p.part.split(" (").next().unwrap_or(p.part),
+                fmt_ns(Some(p.most_rank_ns - p.least_rank_ns))
+            );
+        }
+    }
+    note += "; each part as in `Where each rank's MPI time goes`, summed over the ranks (an interval: the sum of theirs, so at least 95 %; none where every call is measured)";
+    t.note = Some(note);
+    Some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loggp_report::{CallStats, RankEntry};
+
+    /// Two ranks with known parts: the start-up is taken out of other, the parts sum to
+    /// the time in MPI, the intervals add, and the part that sets the ranks apart is
+    /// named (LAMMPS's shape: one rank waiting for the other's sends).
+    #[test]
+    fn the_parts_add_up_and_the_rank_gap_is_named() {
+        let mut r = Report::default();
+        for (rank, late_sender) in [(0u32, 400e6), (1, 10e6)] {
+            r.time_split.push(TimeSplit {
+                rank,
+                time_in_mpi_ns: 100e6 + 50e6 + late_sender + 5e6,
+                cost_ns: 50e6,
+                cost_ns_ci: Some([45e6, 55e6]),
+                late_sender_ns: late_sender,
+                late_sender_ns_ci: Some([0.9 * late_sender, 1.1 * late_sender]),
+                other_ns: 105e6,
+                ..Default::default()
+            });
+            let mut k = RankEntry {
+                rank,
+                ..Default::default()
+            };
+            k.calls.insert(
+                "MPI_Init".into(),
+                CallStats {
+                    count: 1,
+                    time_ns: 100e6,
+                    ..Default::default()
+                },
+            );
+            k.calls.insert(
+                "MPI_Recv".into(),
+                CallStats {
+                    count: 10,
+                    time_ns: 50e6 + late_sender,
+                    ..Default::default()
+                },
+            );
+            r.ranks.push(k);
+        }
+        let o = overview(&r).unwrap();
+        let total: f64 = o.parts.iter().map(|p| p.ns).sum();
+        assert!((total - o.time_in_mpi_ns).abs() < 1.0, "{total} {o:?}");
+        let part = |name: &str| o.parts.iter().find(|p| p.part.starts_with(name)).unwrap();
+        assert_eq!(part("in MPI_Init").ns, 200e6);
+        assert_eq!(part("in other").ns, 10e6);
+        let [lo, hi] = part("waiting for a late sender").ns_ci.unwrap();
+        assert!(
+            (lo - 369e6).abs() < 1.0 && (hi - 451e6).abs() < 1.0,
+            "{lo} {hi}"
+        );
+        assert_eq!(part("in MPI_Init").ns_ci, None);
+        assert_eq!((o.most_rank, o.least_rank), (0, 1));
+        assert_eq!(o.heaviest_calls[0].0, "MPI_Recv");
+        let note = table(&r).unwrap().note.unwrap();
+        assert!(
+            note.contains("rank 0 spent 390.00 ms more in MPI than rank 1, the most of it waiting for a late sender (390.00 ms more)"),
+            "{note}"
+        );
+    }
+}
