@@ -243,17 +243,15 @@ pub fn table(r: &Report) -> Option<Table> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use loggp_report::{CallStats, RankEntry};
 
-    /// Two ranks with known parts: the start-up is taken out of other, the parts sum to
-    /// the time in MPI, the intervals add, and the part that sets the ranks apart is
-    /// named (LAMMPS's shape: one rank waiting for the other's sends).
-    #[test]
-    fn the_parts_add_up_and_the_rank_gap_is_named() {
+    /// Two ranks, each 100 ms in MPI_Init, 50 ms of transfer cost [45, 55], 5 ms of
+    /// other calls, and a late-sender wait (±10 %) of `late_sender_ns[rank]`.
+    pub(crate) fn two_ranks(late_sender_ns: [f64; 2]) -> Report {
         let mut r = Report::default();
-        for (rank, late_sender) in [(0u32, 400e6), (1, 10e6)] {
+        for (rank, late_sender) in [(0u32, late_sender_ns[0]), (1, late_sender_ns[1])] {
             r.time_split.push(TimeSplit {
                 rank,
                 time_in_mpi_ns: 100e6 + 50e6 + late_sender + 5e6,
@@ -286,6 +284,15 @@ mod tests {
             );
             r.ranks.push(k);
         }
+        r
+    }
+
+    /// Two ranks with known parts: the start-up is taken out of other, the parts sum to
+    /// the time in MPI, the intervals add, and the part that sets the ranks apart is
+    /// named (LAMMPS's shape: one rank waiting for the other's sends).
+    #[test]
+    fn the_parts_add_up_and_the_rank_gap_is_named() {
+        let r = two_ranks([400e6, 10e6]);
         let o = overview(&r).unwrap();
         let total: f64 = o.parts.iter().map(|p| p.ns).sum();
         assert!((total - o.time_in_mpi_ns).abs() < 1.0, "{total} {o:?}");
