@@ -1021,12 +1021,6 @@ fn table_job_forced(np: usize, name: &str, forced: &[(&str, &str)]) -> (usize, R
     }
 }
 
-/// A price within the issue's ±30 % of the measured cost, as price over measured:
-/// |price − measured| ≤ 0.3 × measured.
-fn within_30_percent(price_over_measured: f64) -> bool {
-    (0.7..=1.3).contains(&price_over_measured)
-}
-
 /// The machine's level at the program's start against the calibration's, at m bytes: the
 /// program's exchange timed as the calibration times its exchange probe ("init_train")
 /// over that probe's `exchange_ns` at m. Printed. None where the calibration has no

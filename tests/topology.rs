@@ -78,6 +78,33 @@ fn run_two_hosts_btl(
         .unwrap()
 }
 
+/// A job of `app` on `hosts` (`btl`, mpirun's `extra`) that writes its report to
+/// `dir/name` with a calibration budget of 6 s: it must succeed, and its report is read.
+fn calibrated_job(
+    btl: &str,
+    hosts: &str,
+    extra: &str,
+    app: &str,
+    dir: &std::path::Path,
+    name: &str,
+) -> loggp_report::Report {
+    let report = dir.join(name);
+    let rep = report.display().to_string();
+    let o = run_two_hosts_btl(
+        btl,
+        hosts,
+        extra,
+        &[
+            ("LOGGP_REPORT", rep.as_str()),
+            ("LOGGP_CALIBRATE_BUDGET_MS", "6000"),
+        ],
+        app,
+        dir,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    read_report(&report)
+}
+
 /// Ground truth §2: tbf at 200 Mbit/s fixes G (8 bits / 200 Mbit/s = 40 ns per byte of
 /// payload, about 41.8 with TCP/IP and Ethernet framing), and btl_tcp_eager_limit fixes
 /// the switch (65536 including the header).
@@ -287,23 +314,17 @@ fn both_peer_classes_in_one_job() {
     let dir = scratch("topology_both_classes");
     let prog = compile(Mpi::OpenMpi, "ring.c", &[]);
     let report = dir.join("r.json");
-    let rep = report.display().to_string();
     let app = format!("{} 400", prog.display());
     // 6 s: two rounds share the budget, and 4 ranks on 2 cores slow every probe; each
     // round must reach past its eager limit (65536 over TCP).
-    let o = run_two_hosts_btl(
+    let r = calibrated_job(
         "tcp,vader,self",
         "lg-h1:2,lg-h2:2",
         "-np 4",
-        &[
-            ("LOGGP_REPORT", rep.as_str()),
-            ("LOGGP_CALIBRATE_BUDGET_MS", "6000"),
-        ],
         &app,
         &dir,
+        "r.json",
     );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = read_report(&report);
     let hosts: Vec<_> = r.ranks.iter().map(|k| k.host.as_str()).collect();
     assert_eq!(hosts, ["lg-h1", "lg-h1", "lg-h2", "lg-h2"]);
     for k in &r.ranks {
@@ -396,6 +417,67 @@ fn both_peer_classes_in_one_job() {
         r.calibration.status.starts_with("stopped: "),
         "{}",
         r.calibration.status
+    );
+}
+
+/// Issue 26: a job's collectives on two hosts are priced by the calibration of each
+/// pair's class (`loggp_model::coll::rows`), where before a job on several hosts had no
+/// collective priced at all ("members on several hosts: which pairs are inter-node is not
+/// known"). Two ranks, one a host, Open MPI over TCP: MPI_Allreduce and MPI_Bcast of
+/// 8 B, 4 KiB and 64 KiB and the program's barriers (tests/c/coll_model.c, each call
+/// after a barrier), every message inter-node; three jobs, each row's price (as the
+/// members entered) against its measured cost, within the issue's ±30 % in at least 80 %
+/// of the rows pooled (2026-11-29, four jobs: 5, 7, 7 and 5 of 7 rows; the misses 0.71 ×
+/// (Bcast of 4 KiB) and 1.30–1.45 ×). Four ranks, two a host, mix the classes in one
+/// schedule; on this 2-core machine their calibration is disturbed (four ranks, TCP's
+/// softirqs) and the rows came to 0.13–3.15 × in two jobs, so that case is checked by the
+/// model's unit test (`coll::tests::pairs_across_hosts_are_priced_by_their_class`).
+#[test]
+fn collectives_across_two_hosts_are_priced_by_the_inter_node_calibration() {
+    let Some(_hosts) = Hosts::up() else { return };
+    let dir = scratch("topology_collectives");
+    let prog = compile(Mpi::OpenMpi, "coll_model.c", &[]);
+    let mut ratios = vec![];
+    for k in 0..3 {
+        let app = format!("{} allreduce,bcast 8,4096,65536 100", prog.display());
+        let r = calibrated_job(
+            "tcp,self",
+            "lg-h1,lg-h2",
+            "-np 2",
+            &app,
+            &dir,
+            &format!("r{k}.json"),
+        );
+        assert_eq!(r.collective_model.len(), 7, "{:?}", r.collective_model);
+        for x in &r.collective_model {
+            let price = x.predicted_as_entered_ns.or(x.predicted_ns);
+            let note = x.note.as_deref().unwrap_or_default();
+            let (Some(price), Some(cost)) = (price, x.measured_ns) else {
+                panic!(
+                    "job {k}: {} of {} B not priced: {note}",
+                    x.function, x.message_bytes
+                );
+            };
+            assert!(
+                note.contains("every pair priced by the inter-node calibration"),
+                "{note}"
+            );
+            println!(
+                "job {k}: {} of {} B ({:?}): priced {price:.0} ns, measured {cost:.0} ns ({:.2} x)",
+                x.function,
+                x.message_bytes,
+                x.algorithm,
+                price / cost
+            );
+            ratios.push(price / cost);
+        }
+    }
+    let held = ratios.iter().filter(|&&q| within_30_percent(q)).count();
+    println!("{held} of {} rows within ±30 %", ratios.len());
+    assert!(
+        5 * held >= 4 * ratios.len(),
+        "{held} of {} rows within ±30 %: {ratios:.2?}",
+        ratios.len()
     );
 }
 

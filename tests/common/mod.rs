@@ -576,3 +576,10 @@ pub fn user_op_calls_are_the_programs(name: &str, r: &Report, o: &Output) {
         "{name}: the program's counts of its user operation's calls"
     );
 }
+
+/// A price within issue 26's ±30 % of the measured cost, as price over measured:
+/// |price − measured| ≤ 0.3 × measured.
+#[allow(dead_code)]
+pub fn within_30_percent(price_over_measured: f64) -> bool {
+    (0.7..=1.3).contains(&price_over_measured)
+}

@@ -434,3 +434,28 @@ fn an_mpich_barrier_closes_with_the_bcast_in_use() {
     assert_eq!(simulate(4, &default(4, 0).unwrap(), &p, &nothing), binomial);
     assert!(select::mpich_barrier(4, "pipelined_tree").is_none());
 }
+
+/// Members on two hosts: each message priced by its pair's class (`pair_price`). A
+/// 4-rank recursive-doubling Allreduce of 8 B with ranks 0–2 on one host and 3 on the
+/// other: in each of its two rounds one pair is across (3 with 2, then 3 with 1), so it
+/// costs two inter-node messages, 2 × 10 µs, against 2 × 1 µs with every pair inside a
+/// host; with 0, 1 on one host and 2, 3 on the other, the first round's pairs (0–1,
+/// 2–3) are inside and the second's (0–2, 1–3) across: 1 + 10 µs. Without hosts every
+/// pair is intra-node.
+#[test]
+fn pairs_across_hosts_are_priced_by_their_class() {
+    let (intra, inter) = (flat(1000.0, 0.0, 0.0), flat(10000.0, 0.0, 0.0));
+    let (intra, inter) = (|b| intra(0, 0, b), |b| inter(0, 0, b));
+    let sch = (openmpi_algorithm("allreduce", "recursive_doubling").schedule)(4, 8).unwrap();
+    let cost = |hosts: &[&str]| {
+        let price = |from, to, b| super::pair_price(&intra, Some(&inter), hosts, from, to, b);
+        let t = s::simulate_members(4, &sch, &price, &local(&nothing));
+        t.into_iter().fold(0.0, f64::max)
+    };
+    assert_eq!(cost(&["a", "a", "a", "b"]), 20000.0);
+    assert_eq!(cost(&["a", "a", "b", "b"]), 11000.0);
+    assert_eq!(cost(&["a", "a", "a", "a"]), 2000.0);
+    let only_intra = |from, to, b| super::pair_price(&intra, None, &[], from, to, b);
+    let t = s::simulate_members(4, &sch, &only_intra, &local(&nothing));
+    assert_eq!(t.into_iter().fold(0.0, f64::max), 2000.0);
+}
