@@ -19,6 +19,7 @@
 //! MPI_Reduce_local as measured at MPI_Finalize (`collective_config.reduce_local_ns`).
 //! The schedules and the simulation are in `schedule`, the MPIs' choices in `select`.
 mod buffers;
+mod classes;
 pub mod fixed;
 mod measured;
 pub mod operation;
@@ -298,50 +299,15 @@ pub const FORCED_BCAST_CLOSES: &str = "its closing 1-byte Bcast is the forced";
 /// The note of a collective on a communicator of one rank, which is not priced.
 pub const ONE_RANK: &str = "one rank: no messages and no algorithm to choose (Open MPI's coll self, MPICH's local copy), so not priced";
 
-/// A row's prices: the intra-node calibration's (or the one every pair shares), and,
-/// where members are on several hosts, the inter-node one with each member's host.
-type PairPrices<'a, 'r> = (&'a Prices<'r>, Option<(&'a Prices<'r>, &'a [&'r str])>);
-
-/// The price of a message from member `from` to member `to` of `bytes`: by the
-/// inter-node calibration (`inter`) where `hosts` puts the two members on different
-/// hosts, else by the intra-node one. (hoefler2007's LogGP per class of peer: a
-/// collective's step across hosts costs what a message across costs.)
-fn pair_price(
-    intra: &dyn Fn(u64) -> Price,
-    inter: Option<&dyn Fn(u64) -> Price>,
-    hosts: &[&str],
-    from: u32,
-    to: u32,
-    bytes: u64,
-) -> Price {
-    match inter {
-        Some(q) if hosts.get(from as usize) != hosts.get(to as usize) => q(bytes),
-        _ => intra(bytes),
-    }
-}
-
 /// Every collective of the report priced per algorithm, beside its measured cost.
 pub fn rows(r: &Report) -> Vec<CollectiveModel> {
-    let hosts: std::collections::BTreeSet<&str> = r.ranks.iter().map(|x| x.host.as_str()).collect();
     let set_of = |class: PeerClass| {
         r.calibration
             .mpi
             .iter()
             .find(|s| s.peer_class == class && s.mode == Mode::Send)
     };
-    let intra = set_of(PeerClass::IntraNode).and_then(Prices::of);
-    let inter = set_of(PeerClass::InterNode).and_then(Prices::of);
-    // Each rank's host, in rank order (where every rank's is known).
-    let host_of: Vec<&str> = {
-        let mut v: Vec<(u32, &str)> = r.ranks.iter().map(|k| (k.rank, k.host.as_str())).collect();
-        v.sort();
-        let complete = v.iter().enumerate().all(|(i, (k, _))| *k as usize == i);
-        if complete {
-            v.into_iter().map(|(_, h)| h).collect()
-        } else {
-            vec![]
-        }
-    };
+    let classes = classes::Classes::of(r);
     let pause_probe = set_of(PeerClass::IntraNode).and_then(measured::after_pause_probe);
     let mut out = vec![];
     for x in measured(r) {
@@ -381,45 +347,10 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
         };
         notes.push(format!("measured: {}", x.from));
         notes.extend(x.after_pause_note(pause_probe.as_deref()));
-        // Each pair priced by its class. On one host every pair is intra-node. On several,
-        // a communicator of every rank of the job is taken with its members in the job's
-        // rank order (MPI_COMM_WORLD and its duplicates; a split that reorders them is not
-        // told apart), each pair by the calibration of its class; which ranks another
-        // communicator holds is not recorded. MPICH on several hosts runs its node-aware
-        // compositions (ch4's intra-node reduce, inter-node allreduce, intra-node bcast),
-        // which are not modelled.
-        let spans_job = x.n as usize == host_of.len();
-        let prices: Option<PairPrices> = match (&intra, &inter) {
-            _ if one_rank => None,
-            (Some(p), _) if hosts.len() <= 1 => Some((p, None)),
-            (None, _) if hosts.len() <= 1 => {
-                notes.push("no intra-node calibration to price the messages".into());
-                None
-            }
-            _ if r.collective_config.decider == "mpich" => {
-                notes.push("members on several hosts: MPICH's node-aware compositions there are not modelled".into());
-                None
-            }
-            _ if !spans_job => {
-                notes.push("members on several hosts: which pairs are inter-node is known only for a communicator of every rank of the job (its members in rank order), not for this one".into());
-                None
-            }
-            (_, None) => {
-                notes.push("members on several hosts, and no inter-node calibration to price the pairs across them".into());
-                None
-            }
-            (Some(p), Some(q)) => {
-                notes.push("members on several hosts: each pair priced by its class's calibration (the communicator holds every rank of the job, taken in rank order)".into());
-                Some((p, Some((q, host_of.as_slice()))))
-            }
-            (None, Some(q)) if hosts.len() == host_of.len() => {
-                notes.push("members on several hosts, one a host: every pair priced by the inter-node calibration".into());
-                Some((q, None))
-            }
-            (None, Some(_)) => {
-                notes.push("members on several hosts, some sharing one, and no intra-node calibration to price their pairs".into());
-                None
-            }
+        let prices = if one_rank {
+            None
+        } else {
+            classes.for_row(x.n, &mut notes)
         };
         if let Some(d) = &r.calibration.disturbance {
             notes.push(format!(
@@ -486,7 +417,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 let member_hosts = across.map_or(&[][..], |a| a.1);
                 let price = |from: u32, to: u32, b: u64| {
                     let inter = inter_at.as_ref().map(|f| f as &dyn Fn(u64) -> Price);
-                    pair_price(&intra_at, inter, member_hosts, from, to, b)
+                    classes::pair_price(&intra_at, inter, member_hosts, from, to, b)
                 };
                 sim::simulate_members_from(entries, sch, &price, &ops)
             };

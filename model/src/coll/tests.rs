@@ -448,14 +448,15 @@ fn pairs_across_hosts_are_priced_by_their_class() {
     let (intra, inter) = (|b| intra(0, 0, b), |b| inter(0, 0, b));
     let sch = (openmpi_algorithm("allreduce", "recursive_doubling").schedule)(4, 8).unwrap();
     let cost = |hosts: &[&str]| {
-        let price = |from, to, b| super::pair_price(&intra, Some(&inter), hosts, from, to, b);
+        let price =
+            |from, to, b| super::classes::pair_price(&intra, Some(&inter), hosts, from, to, b);
         let t = s::simulate_members(4, &sch, &price, &local(&nothing));
         t.into_iter().fold(0.0, f64::max)
     };
     assert_eq!(cost(&["a", "a", "a", "b"]), 20000.0);
     assert_eq!(cost(&["a", "a", "b", "b"]), 11000.0);
     assert_eq!(cost(&["a", "a", "a", "a"]), 2000.0);
-    let only_intra = |from, to, b| super::pair_price(&intra, None, &[], from, to, b);
+    let only_intra = |from, to, b| super::classes::pair_price(&intra, None, &[], from, to, b);
     let t = s::simulate_members(4, &sch, &only_intra, &local(&nothing));
     assert_eq!(t.into_iter().fold(0.0, f64::max), 2000.0);
 }
