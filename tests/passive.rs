@@ -280,8 +280,10 @@ fn four_ranks_learn_every_pair() {
 /// equals it once the time between sends is read at its edges (the delay loop's boundary
 /// timer reads otherwise count as o_s: +25–48 ns on calls of 40–80 ns here). The
 /// calibration times the send calls inside PRTT(n,d,s) at no extra read (`send_call_ns`):
-/// over the points of 1–256 B and of 257 B–2 KiB, the median of formula − call must be
-/// within max(20 ns, 15 % of the calls), in the same job, on both MPIs. (One point's
+/// over the points of 1–256 B and of 257 B–2 KiB, the median of formula − call may not
+/// be below −max(20 ns, 15 % of the calls), nor above each range's bound below (what
+/// this VM showed, well short of the broken formula's excess), in the same job, on both
+/// MPIs. (One point's
 /// formula rests on medians of 5 round trips and scatters more; across jobs and against
 /// the passive figures, this VM's send costs change level in phases of seconds.)
 ///
@@ -299,7 +301,10 @@ fn four_ranks_learn_every_pair() {
 /// way: its formula sat 28, 40, 55, 66, 79, 134, 139 and 148 ns above calls of 737–803
 /// ns in eight jobs (2026-11-28/29, two of them fresh-clone CI runs that failed at 15 %),
 /// never below; the same jobs' 1–256 B points were 16–23 ns above calls of 113–120 ns.
-/// Like MPICH's am_bcopy range, time the send costs outside its own call.
+/// Like MPICH's am_bcopy range, time the send costs outside its own call. Its 1–256 B
+/// range may exceed the call by max(40 ns, 25 %) + two reads: five jobs of 2026-11-29
+/// put it 19–28 ns above calls of 121–143 ns, where 15 % and two reads of 6.9 ns allowed
+/// 32–35 ns.
 ///
 /// Above the call, two clock reads more are allowed (the job's `read_floor_ns`): on the
 /// Intel Xeon VM of 2026-11-26 (rdtsc 19–52 ns, calls of 1–256 B 184–304 ns under Open
@@ -309,7 +314,8 @@ fn four_ranks_learn_every_pair() {
 /// sessions, 0–7 ns. Why the formula keeps about one read there was not found.
 /// Broken once: with nothing of the time between sends taken out of PRTT(n,d,s), the
 /// formula sat 108–118 ns above calls of 209–210 ns, and the test failed (it would still
-/// fail with two reads allowed: 31 + 40 ns).
+/// fail under today's bound for Open MPI's 1–256 B, 25 % of 210 ns and two reads of that
+/// VM's 20 ns: 52 + 40 ns).
 #[test]
 fn active_o_s_is_the_send_calls_own_duration() {
     let median = |mut v: Vec<f64>| {
@@ -324,7 +330,7 @@ fn active_o_s_is_the_send_calls_own_duration() {
         let ranges: &[(u64, u64, f64, f64)] = if mpi.name() == "mpich" {
             &[(1, 91, 0.30, 80.0), (257, 2048, 0.30, 80.0)]
         } else {
-            &[(1, 256, 0.15, 20.0), (257, 2048, 0.30, 80.0)]
+            &[(1, 256, 0.25, 40.0), (257, 2048, 0.30, 80.0)]
         };
         for &(lo, hi, share, at_least_ns) in ranges {
             let pairs: Vec<(f64, f64)> = r
