@@ -41,7 +41,8 @@ enum Cmd {
         #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
         command: Vec<String>,
     },
-    /// Tables: LogGP parameters, thresholds, MPI − raw, ranks, calls in progress
+    /// Findings, where the job's MPI time goes, then tables: LogGP parameters, thresholds,
+    /// MPI − raw, ranks, waits, collectives, calls in progress
     ///
     /// Given one report, that job. Given a directory or several rank files
     /// (<report>.rank<N>.json: interim snapshots, or what the ranks of a job that died
@@ -83,7 +84,7 @@ enum Cmd {
     },
     /// Two reports side by side with the relative change (significant only where the
     /// repeat-run intervals do not overlap, or a switch is found in one and not the other;
-    /// nothing where a calibration was disturbed)
+    /// nothing where a calibration was disturbed), and where each job's MPI time went
     Diff {
         a: String,
         b: String,
