@@ -333,27 +333,19 @@ fn active_o_s_is_the_send_calls_own_duration() {
             &[(1, 256, 0.25, 40.0), (257, 2048, 0.30, 80.0)]
         };
         for &(lo, hi, share, at_least_ns) in ranges {
-            let pairs: Vec<(f64, f64)> = r
-                .calibration
-                .mpi
-                .iter()
+            let points: Vec<&loggp_report::Point> = (r.calibration.mpi.iter())
                 .filter(|c| c.mode == "send")
                 .flat_map(|c| &c.points)
                 .filter(|p| (lo..=hi).contains(&p.size_bytes))
+                .collect();
+            let pairs: Vec<(f64, f64)> = (points.iter())
                 .filter_map(|p| Some((p.send_overhead_ns?, p.send_call_ns?)))
                 .collect();
             // Every size measured in the range gives both figures. On a slow link (a
             // slow VM phase) the first pass keeps one size in 2 or 4 of the schedule and
             // says so in the warnings (`calib::passes::run`): CI's run of 2026-11-29 kept
             // 6 of MPICH's 12 sizes of 257–2048 B. Then one per octave is the least.
-            let in_range = r
-                .calibration
-                .mpi
-                .iter()
-                .filter(|c| c.mode == "send")
-                .flat_map(|c| &c.points)
-                .filter(|p| (lo..=hi).contains(&p.size_bytes))
-                .count();
+            let in_range = points.len();
             let thinned = r.warnings.iter().any(|w| w.contains("one size in"));
             let octaves = (hi as f64 / lo as f64).log2().ceil() as usize;
             let least = if thinned { octaves } else { 8 };
