@@ -24,35 +24,20 @@ pub fn time_in_mpi(a: &Report, b: &Report) -> Value {
             .collect(),
         _ => vec![],
     };
-    let by_function = |r: &Report| {
-        let mut m: std::collections::BTreeMap<String, f64> = Default::default();
-        for k in &r.ranks {
-            for (f, c) in &k.calls {
-                *m.entry(f.clone()).or_default() += c.time_ns;
-            }
-        }
-        m
+    let time = |r| {
+        let t = crate::show::job::call_totals(r);
+        move |f: &str| t.get(f).map_or(0.0, |x| x.2)
     };
-    let (fa, fb) = (by_function(a), by_function(b));
+    let (fa, fb) = (time(a), time(b));
     // The five functions with the most time in either job, by the larger of the two.
-    let mut names: Vec<(&String, f64)> = (fa.keys().chain(fb.keys()))
-        .map(|f| {
-            let most = fa
-                .get(f)
-                .copied()
-                .unwrap_or(0.0)
-                .max(fb.get(f).copied().unwrap_or(0.0));
-            (f, most)
-        })
+    let all: std::collections::BTreeSet<&str> = (a.ranks.iter().chain(&b.ranks))
+        .flat_map(|k| k.calls.keys().map(String::as_str))
         .collect();
+    let mut names: Vec<(&str, f64)> = all.into_iter().map(|f| (f, fa(f).max(fb(f)))).collect();
     names.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(y.0)));
-    names.dedup_by(|x, y| x.0 == y.0);
     let functions: Vec<Value> = (names.iter().take(5))
-        .map(|(f, _)| {
-            let (x, y) = (
-                fa.get(*f).copied().unwrap_or(0.0),
-                fb.get(*f).copied().unwrap_or(0.0),
-            );
+        .map(|&(f, _)| {
+            let (x, y) = (fa(f), fb(f));
             json!({"function": f, "a_ns": x, "b_ns": y, "change": rel(x, y)})
         })
         .collect();

@@ -159,7 +159,8 @@ pub fn in_progress_table(r: &Report) -> Option<Table> {
     Some(t)
 }
 
-pub fn calls_table(r: &Report) -> Option<Table> {
+/// Per function, over all ranks: (calls, bytes, time in ns).
+pub fn call_totals(r: &Report) -> BTreeMap<&str, (u64, u64, f64)> {
     let mut totals: BTreeMap<&str, (u64, u64, f64)> = BTreeMap::new();
     for rank in &r.ranks {
         for (f, c) in &rank.calls {
@@ -169,6 +170,11 @@ pub fn calls_table(r: &Report) -> Option<Table> {
             t.2 += c.time_ns;
         }
     }
+    totals
+}
+
+pub fn calls_table(r: &Report) -> Option<Table> {
+    let totals = call_totals(r);
     if totals.is_empty() {
         return None;
     }

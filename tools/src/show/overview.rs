@@ -112,13 +112,9 @@ pub fn overview(r: &Report) -> Option<Overview> {
             p.ns_ci = None;
         }
     }
-    let mut calls: std::collections::BTreeMap<&str, f64> = Default::default();
-    for k in &r.ranks {
-        for (f, c) in &k.calls {
-            *calls.entry(f.as_str()).or_default() += c.time_ns;
-        }
-    }
-    let mut heaviest: Vec<(String, f64)> = calls.into_iter().map(|(f, t)| (f.into(), t)).collect();
+    let mut heaviest: Vec<(String, f64)> = (super::job::call_totals(r).into_iter())
+        .map(|(f, t)| (f.into(), t.2))
+        .collect();
     heaviest.sort_by(|a, b| b.1.total_cmp(&a.1));
     heaviest.truncate(3);
     let walls: Option<Vec<f64>> = split
