@@ -4,7 +4,8 @@
 # a command inside the namespace named like the host, with that host name.
 #   scripts/netns-hosts.sh up [RATE]   e.g. up 200mbit
 #   scripts/netns-hosts.sh down
-#   scripts/netns-hosts.sh launcher    prints the launcher's path (for plm_rsh_agent)
+#   scripts/netns-hosts.sh launcher    prints the launcher's path (for plm_rsh_agent;
+#                                      MPICH's hydra takes it with the suffix -hydra)
 set -euo pipefail
 launcher=/tmp/loggp-nsrsh
 case "${1:-}" in
@@ -33,12 +34,19 @@ h=$1; shift
 exec ip netns exec "$h" unshare -u sh -c "hostname $h; $*"
 EOS
     chmod +x $launcher
+    # MPICH's hydra (-launcher ssh -launcher-exec) passes ssh's options before the host.
+    cat > $launcher-hydra <<EOS
+#!/bin/sh
+while [ "\${1#-}" != "\$1" ]; do shift; done
+exec $launcher "\$@"
+EOS
+    chmod +x $launcher-hydra
     ;;
   down)
     ip netns del lg-h1 2>/dev/null || true
     ip netns del lg-h2 2>/dev/null || true
     sed -i '/ lg-h[12]$/d' /etc/hosts
-    rm -f $launcher
+    rm -f $launcher $launcher-hydra
     ;;
   launcher) echo $launcher ;;
   *) echo "usage: $0 up [RATE] | down | launcher" >&2; exit 2 ;;

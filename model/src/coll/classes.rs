@@ -4,8 +4,8 @@
 //! rank of the job is taken with its members in the job's rank order (MPI_COMM_WORLD
 //! and its duplicates; a split that reorders them is not told apart), each pair by the
 //! calibration of its class; which ranks another communicator holds is not recorded.
-//! MPICH on several hosts runs its node-aware compositions (ch4's intra-node reduce,
-//! inter-node allreduce, intra-node bcast), which are not modelled.
+//! MPICH on several hosts runs its node-aware compositions, built in `mpich_nodes`.
+use super::mpich_nodes::Nodes;
 use super::prices::Prices;
 use super::sim::Price;
 use loggp_report::{Mode, PeerClass, Report};
@@ -47,6 +47,13 @@ impl<'r> Classes<'r> {
         }
     }
 
+    /// How MPICH groups a row of `n` members by host, where they are on several hosts
+    /// and it is known (a communicator of every rank, in rank order).
+    pub(super) fn mpich_nodes(&self, n: u32) -> Option<Nodes> {
+        (self.mpich && self.hosts > 1 && n as usize == self.host_of.len())
+            .then(|| Nodes::of(&self.host_of))
+    }
+
     /// The prices of a row of `n` members, or None with the reason in `notes`.
     pub(super) fn for_row(&self, n: u32, notes: &mut Vec<String>) -> Option<PairPrices<'_, 'r>> {
         let one_host = self.hosts <= 1;
@@ -57,9 +64,6 @@ impl<'r> Classes<'r> {
         match (&self.intra, &self.inter) {
             (Some(p), _) if one_host => Some((p, None)),
             (None, _) if one_host => no("no intra-node calibration to price the messages"),
-            _ if self.mpich => {
-                no("members on several hosts: MPICH's node-aware compositions there are not modelled")
-            }
             _ if n as usize != self.host_of.len() => no("members on several hosts: which pairs are inter-node is known only for a communicator of every rank of the job (its members in rank order), not for this one"),
             (_, None) => no("members on several hosts, and no inter-node calibration to price the pairs across them"),
             (Some(p), Some(q)) => {

@@ -20,18 +20,20 @@
 //! The schedules and the simulation are in `schedule`, the MPIs' choices in `select`.
 mod buffers;
 mod classes;
+mod concurrent;
 pub mod fixed;
 mod measured;
+mod mpich_nodes;
 pub mod operation;
 mod prices;
 pub mod schedule;
 pub mod select;
 pub mod sim;
 
+pub use concurrent::concurrent_rendezvous;
 use loggp_report::{AlgorithmCost, CollectiveModel, Mode, PeerClass, Report};
 pub use measured::after_pause_probe;
 use measured::measured;
-use prices::Prices;
 use sim::Price;
 
 /// The collectives the model covers: MPI name, the MPI's short name.
@@ -206,56 +208,6 @@ fn choice_for(r: &Report, coll: &'static str, n: u32, m: u64, op: operation::Ope
             }),
         },
     }
-}
-
-/// The largest number of receivers that copy rendezvous-range data (by the intra-node
-/// calibration's prices) from different buffers at once in one round of `algorithm`'s
-/// schedule, for `row`'s collective and message size, exchanges the exchange probe priced
-/// apart; None where it cannot be told. On one host such transfers are copies that share
-/// the node's memory system. The model prices two at once by the exchange probe, which
-/// measures two (`sim::shared_copy_factor`), and any number reading one sender's buffer
-/// by taking turns at it; more than two from different buffers are priced as two, which
-/// is low where the memory system is the limit (a 16-core VM, Open MPI vader: a linear
-/// Alltoall of 256 KiB on 16 ranks measured 2.1 × its price, on 4 ranks 1.0–1.1 ×).
-pub fn concurrent_rendezvous(r: &Report, row: &CollectiveModel, algorithm: &str) -> Option<usize> {
-    let coll = COLLECTIVES.iter().find(|c| c.0 == row.function)?.1;
-    let set = r
-        .calibration
-        .mpi
-        .iter()
-        .find(|s| s.peer_class == PeerClass::IntraNode && s.mode == Mode::Send)?;
-    let prices = Prices::of(set)?;
-    let c = choice(r, coll, row.comm_size, row.message_bytes);
-    let a = c.algorithms.iter().find(|a| a.name == algorithm)?;
-    let sch = (a.schedule)(row.comm_size, row.message_bytes)?;
-    Some(
-        sch.iter()
-            .map(|round| {
-                // An exchange's two copies at once are what the exchange probe measured.
-                let measured: Vec<usize> = sim::exchanges(round)
-                    .into_iter()
-                    .filter(|&(i, _)| prices.at(round.msgs[i].2, 0).exchange_ns.is_some())
-                    .flat_map(|(i, j)| [i, j])
-                    .collect();
-                let copies: Vec<(u32, u32)> = (round.msgs.iter().enumerate())
-                    .filter(|(i, m)| {
-                        m.0 != m.1 && !measured.contains(i) && prices.at(m.2, 0).rendezvous
-                    })
-                    .map(|(_, m)| (m.0, m.1))
-                    .collect();
-                let senders: std::collections::BTreeSet<u32> = copies.iter().map(|c| c.0).collect();
-                let receivers: std::collections::BTreeSet<u32> =
-                    copies.iter().map(|c| c.1).collect();
-                // One sender's buffer read by each receiver: priced (turns at one buffer).
-                if senders.len() <= 1 {
-                    receivers.len().min(1)
-                } else {
-                    receivers.len()
-                }
-            })
-            .max()
-            .unwrap_or(0),
-    )
 }
 
 /// Why a row measured well below its price, where the members did not enter together:
@@ -434,8 +386,13 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 let last_entry = e.iter().copied().fold(0.0, f64::max);
                 copy + exits(sch, e, 0).into_iter().fold(0.0, f64::max) - last_entry
             };
-            // MPICH's barrier ends in a 1-byte Bcast by the Bcast algorithm in use.
-            let barrier_bcast = (x.coll == "barrier" && cfg.decider == "mpich")
+            // MPICH on several hosts: ch4's compositions, each part's algorithm the one
+            // forced or selected at its communicator's size.
+            let nodes = classes.mpich_nodes(x.n);
+            // MPICH's barrier ends in a 1-byte Bcast by the Bcast algorithm in use, but
+            // where no two members share a host.
+            let flat = nodes.as_ref().is_some_and(|n| n.flat());
+            let barrier_bcast = (x.coll == "barrier" && cfg.decider == "mpich" && !flat)
                 .then(|| choice(r, "bcast", x.n, 1).in_use)
                 .flatten();
             if let Some((id, "forced")) = barrier_bcast {
@@ -444,9 +401,16 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 ));
             }
             let decider = cfg.decider.as_str();
-            let (runs, not): (Vec<_>, Vec<_>) = c
-                .algorithms
-                .iter()
+            let part = |coll, k, b| {
+                let id = choice(r, coll, k, b).in_use?.0;
+                select::mpich(coll).iter().find(|a| a.id == id)
+            };
+            let unmodelled = nodes
+                .as_ref()
+                .and_then(|n| mpich_nodes::unmodelled(n, x.coll));
+            notes.extend(unmodelled.map(String::from));
+            let (runs, not): (Vec<_>, Vec<_>) = (c.algorithms.iter())
+                .filter(|_| unmodelled.is_none())
                 .partition(|a| x.op.supports(decider, x.coll, a.id));
             if !not.is_empty() {
                 let names: Vec<&str> = not.iter().map(|a| a.name).collect();
@@ -456,9 +420,10 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 ));
             }
             for a in runs {
-                let sch = match barrier_bcast {
-                    Some((id, _)) => select::mpich_barrier(x.n, id),
-                    None => (a.schedule)(x.n, x.m),
+                let sch = match (&nodes, barrier_bcast) {
+                    (Some(n), _) => mpich_nodes::schedule(n, x.coll, a, x.m, x.op, &part),
+                    (None, Some((id, _))) => select::mpich_barrier(x.n, id),
+                    (None, None) => (a.schedule)(x.n, x.m),
                 };
                 let Some(sch) = sch else {
                     continue;

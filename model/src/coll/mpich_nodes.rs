@@ -1,0 +1,254 @@
+//! MPICH 4.0's collectives on a communicator whose members are on several hosts.
+//!
+//! MPICH groups a communicator's members by node when it commits it
+//! (`MPIR_Comm_create_subcomms`, `src/mpi/comm/commutil.c`, v4.0.2): a node communicator
+//! of each node's members in rank order, and a communicator of the node leaders, each
+//! node's first member, the nodes in the order of their first member
+//! (`MPIR_Find_external`). Where no node holds two members it makes neither, as the
+//! leaders' communicator would be the communicator itself, and the communicator stays
+//! flat. ch4 then picks a composition per collective from its built-in tree
+//! (`maint/tuning/coll/ch4/generic.json`) by that hierarchy, and each part runs an MPIR
+//! algorithm chosen by the MPIR tree (`maint/tuning/coll/mpir/generic.json`) at its own
+//! communicator's size, or the one `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` forces
+//! (`MPIDI_*_intra_composition_*`, `src/mpid/ch4/src/ch4_coll_impl.h`):
+//! - Barrier: flat, the dissemination over every member (composition beta); with nodes,
+//!   each node's barrier, the leaders' barrier, then each node's 1-byte Bcast from its
+//!   leader (alpha).
+//! - Bcast from member 0 (a node leader): with nodes, below 12288 B (any size under 8
+//!   members; below 524288 B on a power of two) the leaders' Bcast, then each node's
+//!   (alpha; beta is the same for a root that leads its node); else, and flat, the Bcast
+//!   over every member (gamma).
+//! - Allreduce of a commutative operation, with nodes: each node's Reduce to its leader,
+//!   the leaders' Allreduce, each node's Bcast (alpha); otherwise over every member (beta).
+//! - Allgather and Alltoall: over every member, whatever the hierarchy.
+//! - Reduce with nodes: ch4's alpha and beta compositions are not modelled.
+//!
+//! Each message is then priced by its pair's class (`classes`).
+use super::operation::Operation;
+use super::schedule::{self as s, Schedule};
+use super::select::Algorithm;
+
+/// A communicator's members grouped by host as MPICH groups them: the nodes in the order
+/// of their first member, each node's members in rank order (its first is the leader).
+pub(super) struct Nodes(Vec<Vec<u32>>);
+
+impl Nodes {
+    /// The grouping of members `0..hosts.len()`, member i on `hosts[i]`.
+    pub(super) fn of(hosts: &[&str]) -> Nodes {
+        let mut nodes: Vec<(&str, Vec<u32>)> = vec![];
+        for (i, h) in hosts.iter().enumerate() {
+            match nodes.iter_mut().find(|x| x.0 == *h) {
+                Some(x) => x.1.push(i as u32),
+                None => nodes.push((h, vec![i as u32])),
+            }
+        }
+        Nodes(nodes.into_iter().map(|x| x.1).collect())
+    }
+
+    /// No node holds two members: MPICH makes no node or leaders' communicator.
+    pub(super) fn flat(&self) -> bool {
+        self.0.iter().all(|x| x.len() <= 1)
+    }
+
+    fn members(&self) -> u32 {
+        self.0.iter().map(|x| x.len() as u32).sum()
+    }
+
+    fn leaders(&self) -> Vec<u32> {
+        self.0.iter().map(|x| x[0]).collect()
+    }
+
+    /// `build(size)` on every node of two members or more, all at once.
+    fn on_every_node(&self, build: &dyn Fn(u32) -> Option<Schedule>) -> Option<Schedule> {
+        let parts = (self.0.iter())
+            .filter(|x| x.len() > 1)
+            .map(|x| Some(on(x, build(x.len() as u32)?)))
+            .collect::<Option<Vec<_>>>()?;
+        Some(together(parts))
+    }
+}
+
+/// `sch`, made for `members.len()` ranks, run by those members of the communicator.
+fn on(members: &[u32], mut sch: Schedule) -> Schedule {
+    let at = |r: u32| members[r as usize];
+    for round in &mut sch {
+        for m in &mut round.msgs {
+            (m.0, m.1) = (at(m.0), at(m.1));
+        }
+        for x in (round.reduce.iter_mut()).chain(round.copy.iter_mut()) {
+            x.0 = at(x.0);
+        }
+        round.rewrite.iter_mut().for_each(|x| x.0 = at(x.0));
+        for x in (round.persistent_requests.iter_mut()).chain(round.datatypes.iter_mut()) {
+            x.0 = at(x.0);
+        }
+    }
+    sch
+}
+
+/// Schedules of disjoint members run at the same time: round k of each in round k.
+fn together(parts: Vec<Schedule>) -> Schedule {
+    let rounds = parts.iter().map(Vec::len).max().unwrap_or(0);
+    (0..rounds)
+        .map(|k| {
+            let mut round = s::Round::default();
+            for x in parts.iter().filter_map(|p| p.get(k)) {
+                round.msgs.extend(&x.msgs);
+                round.reduce.extend(&x.reduce);
+                round.copy.extend(&x.copy);
+                round.rewrite.extend(&x.rewrite);
+                round.persistent_requests.extend(&x.persistent_requests);
+                round.datatypes.extend(&x.datatypes);
+                round.refill |= x.refill;
+            }
+            round
+        })
+        .collect()
+}
+
+/// Why MPICH's run of `coll` on `nodes` is not priced, where it is not.
+pub(super) fn unmodelled(nodes: &Nodes, coll: &str) -> Option<&'static str> {
+    (coll == "reduce" && !nodes.flat()).then_some(
+        "members on several hosts, some sharing one: MPICH's node-aware Reduce (ch4's compositions alpha and beta) is not modelled",
+    )
+}
+
+/// What MPICH runs for `coll` of `m` bytes on `nodes` with `algorithm` in the
+/// collective's own parts (as `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` would force it in each);
+/// `part(coll, size, bytes)` is the algorithm another collective's part runs (the forced
+/// one, else MPICH's default at that communicator's size). Where the default is in use,
+/// the collective's own parts are taken to run the algorithm the whole communicator's
+/// size selects.
+pub(super) fn schedule(
+    nodes: &Nodes,
+    coll: &str,
+    algorithm: &Algorithm,
+    m: u64,
+    op: Operation,
+    part: &dyn Fn(&'static str, u32, u64) -> Option<&'static Algorithm>,
+) -> Option<Schedule> {
+    let n = nodes.members();
+    let own = |k: u32| (algorithm.schedule)(k, m);
+    let leaders = nodes.leaders();
+    let k = leaders.len() as u32;
+    let then = |mut a: Schedule, b: Schedule| {
+        a.extend(b);
+        a
+    };
+    if nodes.flat() {
+        // The MPIR barrier on a flat communicator is the dissemination alone (no node
+        // leader's Bcast: `mpich_barrier` is the one-node case).
+        return match coll {
+            "barrier" => Some(s::bruck_barrier(n)),
+            _ => own(n),
+        };
+    }
+    let pof2 = n.is_power_of_two();
+    match coll {
+        "barrier" => {
+            let node_bcast = nodes.on_every_node(&|x| (part("bcast", x, 1)?.schedule)(x, 1))?;
+            let node = nodes.on_every_node(&|x| Some(s::bruck_barrier(x)))?;
+            Some(then(
+                then(node, on(&leaders, s::bruck_barrier(k))),
+                node_bcast,
+            ))
+        }
+        "bcast" if n < 8 || m < 12288 || (pof2 && m < 524288) => {
+            Some(then(on(&leaders, own(k)?), nodes.on_every_node(&own)?))
+        }
+        "allreduce" if op.commutative => {
+            let reduce = nodes.on_every_node(&|x| (part("reduce", x, m)?.schedule)(x, m))?;
+            let bcast = nodes.on_every_node(&|x| (part("bcast", x, m)?.schedule)(x, m))?;
+            Some(then(then(reduce, on(&leaders, own(k)?)), bcast))
+        }
+        "reduce" => None,
+        _ => own(n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coll::operation::ASSUMED;
+    use crate::coll::select::mpich;
+
+    fn alg(coll: &str, id: &str) -> &'static Algorithm {
+        mpich(coll).iter().find(|a| a.id == id).unwrap()
+    }
+
+    fn part(coll: &'static str, _n: u32, _m: u64) -> Option<&'static Algorithm> {
+        Some(alg(coll, "binomial"))
+    }
+
+    /// Messages `(from, to)` of each round that sends any (MPICH's Allreduce opens with
+    /// a round of local work alone).
+    fn pairs(sch: &Schedule) -> Vec<Vec<(u32, u32)>> {
+        (sch.iter())
+            .filter(|r| !r.msgs.is_empty())
+            .map(|r| r.msgs.iter().map(|m| (m.0, m.1)).collect())
+            .collect()
+    }
+
+    /// One member a host: the barrier is the dissemination alone, with no leader's Bcast
+    /// (2 ranks on two namespace hosts, MPICH 4.0.2 ch4:ucx over TCP, 2026-11-29: the
+    /// one-node barrier with its Bcast was priced 1.95–2.58 × the measured 3.7 µs).
+    #[test]
+    fn one_member_a_host_runs_flat() {
+        let nodes = Nodes::of(&["a", "b"]);
+        let d = alg("barrier", "dissemination");
+        let sch = schedule(&nodes, "barrier", d, 0, ASSUMED, &part).unwrap();
+        assert_eq!(pairs(&sch), vec![vec![(0, 1), (1, 0)]]);
+        let b = alg("bcast", "binomial");
+        let sch = schedule(&nodes, "bcast", b, 8, ASSUMED, &part).unwrap();
+        assert_eq!(pairs(&sch), vec![vec![(0, 1)]]);
+    }
+
+    /// Hosts a, b, a, b: nodes {0, 2} and {1, 3}, leaders 0 and 1. The Allreduce is each
+    /// node's Reduce, the leaders' Allreduce, each node's Bcast; a non-commutative one,
+    /// and the Bcast from 12288 B on 9 members, run over every member.
+    #[test]
+    fn shared_hosts_run_ch4s_compositions() {
+        let nodes = Nodes::of(&["a", "b", "a", "b"]);
+        let rd = alg("allreduce", "recursive_doubling");
+        let sch = schedule(&nodes, "allreduce", rd, 8, ASSUMED, &part).unwrap();
+        assert_eq!(
+            pairs(&sch),
+            vec![
+                vec![(2, 0), (3, 1)],
+                vec![(0, 1), (1, 0)],
+                vec![(0, 2), (1, 3)]
+            ]
+        );
+        let d = alg("barrier", "dissemination");
+        let sch = schedule(&nodes, "barrier", d, 0, ASSUMED, &part).unwrap();
+        assert_eq!(
+            pairs(&sch),
+            vec![
+                vec![(0, 2), (2, 0), (1, 3), (3, 1)],
+                vec![(0, 1), (1, 0)],
+                vec![(0, 2), (1, 3)]
+            ]
+        );
+        let op = Operation {
+            commutative: false,
+            ..ASSUMED
+        };
+        let sch = schedule(&nodes, "allreduce", rd, 8, op, &part).unwrap();
+        assert_eq!(
+            pairs(&sch),
+            vec![
+                vec![(0, 1), (1, 0), (2, 3), (3, 2)],
+                vec![(0, 2), (1, 3), (2, 0), (3, 1)]
+            ],
+            "recursive doubling over all four"
+        );
+        let nine = Nodes::of(&["a", "a", "a", "a", "a", "b", "b", "b", "b"]);
+        let b = alg("bcast", "binomial");
+        let sch = schedule(&nine, "bcast", b, 8, ASSUMED, &part).unwrap();
+        assert_eq!(pairs(&sch)[0], vec![(0, 5)], "the leaders first");
+        let sch = schedule(&nine, "bcast", b, 12288, ASSUMED, &part).unwrap();
+        assert_eq!(pairs(&sch)[0], vec![(0, 1)], "binomial over all nine");
+        assert!(unmodelled(&nodes, "reduce").is_some());
+        assert!(unmodelled(&Nodes::of(&["a", "b"]), "reduce").is_none());
+    }
+}
