@@ -59,17 +59,20 @@ fn run_two_hosts_btl(
     app: &str,
     dir: &std::path::Path,
 ) -> std::process::Output {
-    let mut xs = String::new();
-    for (k, v) in env {
-        xs += &format!(" -x {k}={v}");
-    }
+    let xs: String = env.iter().map(|(k, v)| format!(" -x {k}={v}")).collect();
     let cmd = format!(
-        "hostname lg-h1; timeout 240 mpirun.openmpi --bind-to none --mca mpi_yield_when_idle 1 --mca plm_rsh_agent /tmp/loggp-nsrsh \
+        "timeout 240 mpirun.openmpi --bind-to none --mca mpi_yield_when_idle 1 --mca plm_rsh_agent /tmp/loggp-nsrsh \
          --mca btl {btl} --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24 \
          -H {hosts} {extra} -x LD_PRELOAD={}{xs} {}",
         Mpi::OpenMpi.shim().display(),
         app
     );
+    on_first_host(&cmd, dir)
+}
+
+/// Runs the shell command `cmd` in lg-h1, named lg-h1, in `dir`.
+fn on_first_host(cmd: &str, dir: &std::path::Path) -> std::process::Output {
+    let cmd = format!("hostname lg-h1; {cmd}");
     Command::new("ip")
         .args(["netns", "exec", "lg-h1", "unshare", "-u", "sh", "-c", &cmd])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -430,21 +433,14 @@ fn run_two_hosts_mpich(
     app: &str,
     dir: &std::path::Path,
 ) -> std::process::Output {
-    let mut xs = String::new();
-    for (k, v) in env {
-        xs += &format!(" -genv {k} {v}");
-    }
+    let xs: String = env.iter().map(|(k, v)| format!(" -genv {k} {v}")).collect();
     let cmd = format!(
-        "hostname lg-h1; timeout 240 mpiexec.hydra -launcher ssh -launcher-exec /tmp/loggp-nsrsh-hydra \
+        "timeout 240 mpiexec.hydra -launcher ssh -launcher-exec /tmp/loggp-nsrsh-hydra \
          -hosts lg-h1,lg-h2 -np 2 -genv UCX_TLS tcp,self -genv LD_PRELOAD {}{xs} {}",
         Mpi::Mpich.shim().display(),
         app
     );
-    Command::new("ip")
-        .args(["netns", "exec", "lg-h1", "unshare", "-u", "sh", "-c", &cmd])
-        .current_dir(dir)
-        .output()
-        .unwrap()
+    on_first_host(&cmd, dir)
 }
 
 /// Issue 26: a job's collectives on two hosts are priced by the calibration of each
