@@ -405,13 +405,9 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 let id = choice(r, coll, k, b).in_use?.0;
                 select::mpich(coll).iter().find(|a| a.id == id)
             };
-            let unmodelled = nodes
-                .as_ref()
-                .and_then(|n| mpich_nodes::unmodelled(n, x.coll));
-            notes.extend(unmodelled.map(String::from));
-            let (runs, not): (Vec<_>, Vec<_>) = (c.algorithms.iter())
-                .filter(|_| unmodelled.is_none())
-                .partition(|a| x.op.supports(decider, x.coll, a.id));
+            notes.extend((nodes.as_ref()).map(|n| mpich_nodes::note(n, x.coll, x.m, x.op)));
+            let (runs, not): (Vec<_>, Vec<_>) =
+                (c.algorithms.iter()).partition(|a| x.op.supports(decider, x.coll, a.id));
             if !not.is_empty() {
                 let names: Vec<&str> = not.iter().map(|a| a.name).collect();
                 notes.push(format!(

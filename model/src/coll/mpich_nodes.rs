@@ -21,7 +21,9 @@
 //! - Allreduce of a commutative operation, with nodes: each node's Reduce to its leader,
 //!   the leaders' Allreduce, each node's Bcast (alpha); otherwise over every member (beta).
 //! - Allgather and Alltoall: over every member, whatever the hierarchy.
-//! - Reduce with nodes: ch4's alpha and beta compositions are not modelled.
+//! - Reduce of a commutative operation to member 0, with nodes: above 2048 B each node's
+//!   Reduce, then the leaders' (alpha); up to 2048 B the Reduce on each node but the
+//!   root's, the leaders', then the root's node's (beta); otherwise over every member.
 //!
 //! Each message is then priced by its pair's class (`classes`).
 use super::operation::Operation;
@@ -58,9 +60,11 @@ impl Nodes {
         self.0.iter().map(|x| x[0]).collect()
     }
 
-    /// `build(size)` on every node of two members or more, all at once.
-    fn on_every_node(&self, build: &dyn Fn(u32) -> Option<Schedule>) -> Option<Schedule> {
+    /// `build(size)` on every node of two members or more (but the first where not
+    /// `first`), all at once.
+    fn on_nodes(&self, first: bool, build: &dyn Fn(u32) -> Option<Schedule>) -> Option<Schedule> {
         let parts = (self.0.iter())
+            .skip(!first as usize)
             .filter(|x| x.len() > 1)
             .map(|x| Some(on(x, build(x.len() as u32)?)))
             .collect::<Option<Vec<_>>>()?;
@@ -106,11 +110,52 @@ fn together(parts: Vec<Schedule>) -> Schedule {
         .collect()
 }
 
-/// Why MPICH's run of `coll` on `nodes` is not priced, where it is not.
-pub(super) fn unmodelled(nodes: &Nodes, coll: &str) -> Option<&'static str> {
-    (coll == "reduce" && !nodes.flat()).then_some(
-        "members on several hosts, some sharing one: MPICH's node-aware Reduce (ch4's compositions alpha and beta) is not modelled",
-    )
+/// Which of ch4's compositions MPICH runs for `coll` of `m` bytes on `nodes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Composition {
+    /// Over every member (`beta`/`gamma` of Barrier, Bcast, Allreduce and Reduce, the
+    /// only composition of Allgather and Alltoall).
+    Flat,
+    /// Each node's part, the leaders', each node's part (`alpha` of Barrier, Bcast,
+    /// Allreduce; `alpha` of Reduce has no third part).
+    Alpha,
+    /// The Reduce of 2048 B or less: the nodes but the root's, the leaders', the root's
+    /// node (`MPIDI_Reduce_intra_composition_beta`).
+    Beta,
+}
+
+fn composition(nodes: &Nodes, coll: &str, m: u64, op: Operation) -> Composition {
+    let n = nodes.members();
+    if nodes.flat() {
+        return Composition::Flat;
+    }
+    match coll {
+        "barrier" => Composition::Alpha,
+        "bcast" if n < 8 || m < 12288 || (n.is_power_of_two() && m < 524288) => Composition::Alpha,
+        "allreduce" if op.commutative => Composition::Alpha,
+        "reduce" if op.commutative && m <= 2048 => Composition::Beta,
+        "reduce" if op.commutative => Composition::Alpha,
+        _ => Composition::Flat,
+    }
+}
+
+/// The row's note: how MPICH runs `coll` on `nodes`.
+pub(super) fn note(nodes: &Nodes, coll: &str, m: u64, op: Operation) -> String {
+    let hosts = nodes.0.len();
+    match composition(nodes, coll, m, op) {
+        Composition::Flat if nodes.flat() => format!("MPICH runs it over every member, as no two of them share a host (no node communicator), its messages between {hosts} hosts"),
+        Composition::Flat => "MPICH runs it over every member (ch4's flat composition for this collective and size)".into(),
+        Composition::Alpha => {
+            let parts = match coll {
+                "barrier" => format!("each node's barrier, the {hosts} node leaders' barrier, each node's 1-byte Bcast from its leader"),
+                "bcast" => format!("the {hosts} node leaders' Bcast, then each node's"),
+                "allreduce" => format!("each node's Reduce to its leader, the {hosts} leaders' Allreduce, each node's Bcast"),
+                _ => format!("each node's Reduce to its leader, then the {hosts} leaders' Reduce"),
+            };
+            format!("MPICH runs it by node (ch4's composition alpha): {parts}")
+        }
+        Composition::Beta => format!("MPICH runs it by node (ch4's composition beta): the Reduce on each node but the root's, the {hosts} node leaders', then the root's node"),
+    }
 }
 
 /// What MPICH runs for `coll` of `m` bytes on `nodes` with `algorithm` in the
@@ -135,34 +180,33 @@ pub(super) fn schedule(
         a.extend(b);
         a
     };
-    if nodes.flat() {
-        // The MPIR barrier on a flat communicator is the dissemination alone (no node
+    let reduce_on = |x: u32| (part("reduce", x, m)?.schedule)(x, m);
+    match (composition(nodes, coll, m, op), coll) {
+        // The MPIR barrier over every member is the dissemination alone (no node
         // leader's Bcast: `mpich_barrier` is the one-node case).
-        return match coll {
-            "barrier" => Some(s::bruck_barrier(n)),
-            _ => own(n),
-        };
-    }
-    let pof2 = n.is_power_of_two();
-    match coll {
-        "barrier" => {
-            let node_bcast = nodes.on_every_node(&|x| (part("bcast", x, 1)?.schedule)(x, 1))?;
-            let node = nodes.on_every_node(&|x| Some(s::bruck_barrier(x)))?;
+        (Composition::Flat, "barrier") => Some(s::bruck_barrier(n)),
+        (Composition::Flat, _) => own(n),
+        (_, "barrier") => {
+            let node_bcast = nodes.on_nodes(true, &|x| (part("bcast", x, 1)?.schedule)(x, 1))?;
+            let node = nodes.on_nodes(true, &|x| Some(s::bruck_barrier(x)))?;
             Some(then(
                 then(node, on(&leaders, s::bruck_barrier(k))),
                 node_bcast,
             ))
         }
-        "bcast" if n < 8 || m < 12288 || (pof2 && m < 524288) => {
-            Some(then(on(&leaders, own(k)?), nodes.on_every_node(&own)?))
-        }
-        "allreduce" if op.commutative => {
-            let reduce = nodes.on_every_node(&|x| (part("reduce", x, m)?.schedule)(x, m))?;
-            let bcast = nodes.on_every_node(&|x| (part("bcast", x, m)?.schedule)(x, m))?;
+        (_, "bcast") => Some(then(on(&leaders, own(k)?), nodes.on_nodes(true, &own)?)),
+        (_, "allreduce") => {
+            let reduce = nodes.on_nodes(true, &reduce_on)?;
+            let bcast = nodes.on_nodes(true, &|x| (part("bcast", x, m)?.schedule)(x, m))?;
             Some(then(then(reduce, on(&leaders, own(k)?)), bcast))
         }
-        "reduce" => None,
-        _ => own(n),
+        // The root (member 0) leads the first node: its node's Reduce comes last.
+        (Composition::Beta, _) => {
+            let others = nodes.on_nodes(false, &own)?;
+            let first = Nodes(nodes.0[..1].to_vec()).on_nodes(true, &own)?;
+            Some(then(then(others, on(&leaders, own(k)?)), first))
+        }
+        (_, _) => Some(then(nodes.on_nodes(true, &own)?, on(&leaders, own(k)?))),
     }
 }
 
@@ -248,7 +292,18 @@ mod tests {
         assert_eq!(pairs(&sch)[0], vec![(0, 5)], "the leaders first");
         let sch = schedule(&nine, "bcast", b, 12288, ASSUMED, &part).unwrap();
         assert_eq!(pairs(&sch)[0], vec![(0, 1)], "binomial over all nine");
-        assert!(unmodelled(&nodes, "reduce").is_some());
-        assert!(unmodelled(&Nodes::of(&["a", "b"]), "reduce").is_none());
+        let b = alg("reduce", "binomial");
+        let sch = schedule(&nodes, "reduce", b, 4096, ASSUMED, &part).unwrap();
+        assert_eq!(
+            pairs(&sch),
+            vec![vec![(2, 0), (3, 1)], vec![(1, 0)]],
+            "alpha"
+        );
+        let sch = schedule(&nodes, "reduce", b, 8, ASSUMED, &part).unwrap();
+        assert_eq!(
+            pairs(&sch),
+            vec![vec![(3, 1)], vec![(1, 0)], vec![(2, 0)]],
+            "beta"
+        );
     }
 }
