@@ -263,7 +263,11 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
     let pause_probe = set_of(PeerClass::IntraNode).and_then(measured::after_pause_probe);
     let mut out = vec![];
     for x in measured(r) {
-        let c = choice_for(r, x.coll, x.n, x.m, x.op);
+        // MPICH on several hosts: ch4's compositions (`mpich_nodes`), the algorithm in use
+        // the one its leaders' communicator selects where the collective runs by node.
+        let nodes = classes.mpich_nodes(x.n);
+        let selecting = (nodes.as_ref()).map_or(x.n, |n| n.selecting_size(x.coll, x.m, x.op));
+        let c = choice_for(r, x.coll, selecting, x.m, x.op);
         // A communicator of one rank (MPI_COMM_SELF, a split into singletons) sends no
         // message and has no algorithm to choose: Open MPI serves it by coll self, MPICH
         // by a local copy. hpcc's 1-rank Allreduce and Barrier were priced and advised
@@ -298,6 +302,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             c.note.into_iter().collect()
         };
         notes.push(format!("measured: {}", x.from));
+        notes.extend((nodes.as_ref()).map(|n| mpich_nodes::note(n, x.coll, x.m, x.op)));
         notes.extend(x.after_pause_note(pause_probe.as_deref()));
         let prices = if one_rank {
             None
@@ -386,9 +391,6 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 let last_entry = e.iter().copied().fold(0.0, f64::max);
                 copy + exits(sch, e, 0).into_iter().fold(0.0, f64::max) - last_entry
             };
-            // MPICH on several hosts: ch4's compositions, each part's algorithm the one
-            // forced or selected at its communicator's size.
-            let nodes = classes.mpich_nodes(x.n);
             // MPICH's barrier ends in a 1-byte Bcast by the Bcast algorithm in use, but
             // where no two members share a host.
             let flat = nodes.as_ref().is_some_and(|n| n.flat());
@@ -405,7 +407,6 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                 let id = choice(r, coll, k, b).in_use?.0;
                 select::mpich(coll).iter().find(|a| a.id == id)
             };
-            notes.extend((nodes.as_ref()).map(|n| mpich_nodes::note(n, x.coll, x.m, x.op)));
             let (runs, not): (Vec<_>, Vec<_>) =
                 (c.algorithms.iter()).partition(|a| x.op.supports(decider, x.coll, a.id));
             if !not.is_empty() {

@@ -60,6 +60,15 @@ impl Nodes {
         self.0.iter().map(|x| x[0]).collect()
     }
 
+    /// The size of the communicator whose MPIR selection names the algorithm of `coll`'s
+    /// own parts: the leaders' where it runs by node, else every member's.
+    pub(super) fn selecting_size(&self, coll: &str, m: u64, op: Operation) -> u32 {
+        match composition(self, coll, m, op) {
+            Composition::Flat => self.members(),
+            _ => self.0.len() as u32,
+        }
+    }
+
     /// `build(size)` on every node of two members or more (but the first where not
     /// `first`), all at once.
     fn on_nodes(&self, first: bool, build: &dyn Fn(u32) -> Option<Schedule>) -> Option<Schedule> {
@@ -162,8 +171,8 @@ pub(super) fn note(nodes: &Nodes, coll: &str, m: u64, op: Operation) -> String {
 /// collective's own parts (as `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` would force it in each);
 /// `part(coll, size, bytes)` is the algorithm another collective's part runs (the forced
 /// one, else MPICH's default at that communicator's size). Where the default is in use,
-/// the collective's own parts are taken to run the algorithm the whole communicator's
-/// size selects.
+/// the collective's own parts are taken to run the algorithm the leaders' communicator
+/// selects (`Nodes::selecting_size`; each node's may select another at its own size).
 pub(super) fn schedule(
     nodes: &Nodes,
     coll: &str,
@@ -292,6 +301,13 @@ mod tests {
         assert_eq!(pairs(&sch)[0], vec![(0, 5)], "the leaders first");
         let sch = schedule(&nine, "bcast", b, 12288, ASSUMED, &part).unwrap();
         assert_eq!(pairs(&sch)[0], vec![(0, 1)], "binomial over all nine");
+        // MPICH selects the leaders' Allreduce at their size: 2 doubles on 2 leaders
+        // run reduce_scatter_allgather (count ≥ pof2), on all 4 recursive doubling.
+        assert_eq!(nodes.selecting_size("allreduce", 16, ASSUMED), 2);
+        assert_eq!(
+            Nodes::of(&["a", "b", "c", "d"]).selecting_size("allreduce", 16, ASSUMED),
+            4
+        );
         let b = alg("reduce", "binomial");
         let sch = schedule(&nodes, "reduce", b, 4096, ASSUMED, &part).unwrap();
         assert_eq!(
@@ -305,5 +321,44 @@ mod tests {
             vec![vec![(3, 1)], vec![(1, 0)], vec![(2, 0)]],
             "beta"
         );
+    }
+
+    /// A 4-rank job on hosts a, b, a, b with an MPI_Allreduce of 2 doubles: MPICH runs it
+    /// by node, and its leaders' communicator of 2 selects reduce_scatter_allgather (2
+    /// elements ≥ pof2(2)); on one host, all 4 select recursive doubling (2 < pof2(4)).
+    #[test]
+    fn the_row_names_the_algorithm_the_leaders_select() {
+        use loggp_report::{bins, Cell, Mode, RankEntry, Report};
+        let mut r = Report::default();
+        r.collective_config.decider = "mpich".into();
+        r.job.mpi_library = "MPICH Version:\t4.0.2".into();
+        r.cells.push(Cell {
+            function: "MPI_Allreduce".into(),
+            mode: Mode::Collective,
+            comm_size: Some(4),
+            size_bin: bins::size_bin(16),
+            count: 10,
+            bytes: 320,
+            time_ns: 10_000.0,
+            min_ns: 900.0,
+            hist: vec![[bins::hist_index(1000) as u64, 10]],
+            ..Default::default()
+        });
+        r.ranks = (["a", "b", "a", "b"].iter().enumerate())
+            .map(|(k, h)| RankEntry {
+                rank: k as u32,
+                host: h.to_string(),
+                ..Default::default()
+            })
+            .collect();
+        let row = |r: &Report| crate::coll::rows(r).remove(0);
+        let by_node = row(&r);
+        assert_eq!(
+            by_node.algorithm.as_deref(),
+            Some("reduce_scatter_allgather")
+        );
+        assert!(by_node.note.unwrap().contains("composition alpha"));
+        r.ranks.iter_mut().for_each(|k| k.host = "a".into());
+        assert_eq!(row(&r).algorithm.as_deref(), Some("recursive_doubling"));
     }
 }
