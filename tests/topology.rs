@@ -467,6 +467,12 @@ fn collectives_across_two_hosts(mpi: Mpi) {
     let prog = compile(mpi, "coll_model.c", &[]);
     let mut ratios = vec![];
     let mut barriers_held = 0;
+    let cc = Command::new("ip")
+        .args(["netns", "exec", "lg-h1", "cat"])
+        .arg("/proc/sys/net/ipv4/tcp_congestion_control")
+        .output()
+        .unwrap();
+    let bbr = String::from_utf8_lossy(&cc.stdout).trim() == "bbr";
     for k in 0..3 {
         let app = format!("{} allreduce,bcast 8,4096,65536 100", prog.display());
         let name = format!("r{k}.json");
@@ -484,6 +490,10 @@ fn collectives_across_two_hosts(mpi: Mpi) {
             }
         };
         assert_eq!(r.collective_model.len(), 7, "{:?}", r.collective_model);
+        // MPICH's UCX over TCP on a host whose congestion control is BBR is warned of
+        // (`calib::congestion`); Open MPI's btl tcp is not.
+        let warned = r.warnings.iter().any(|w| w.contains("congestion control"));
+        assert_eq!(warned, mpi == Mpi::Mpich && bbr, "{:?}", r.warnings);
         for x in &r.collective_model {
             let price = x.predicted_as_entered_ns.or(x.predicted_ns);
             let note = x.note.as_deref().unwrap_or_default();

@@ -113,6 +113,12 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
         } else if p[0] == me {
             let now_ns = crate::base::clock::monotonic_raw_ns();
             let deadline = now_ns + end.saturating_sub(now_ns) / (rounds.len() - i) as u64;
+            if class == PeerClass::InterNode {
+                let cc = super::congestion::tcp_congestion_control();
+                let w =
+                    super::congestion::paced_tcp_warning(cc.as_deref(), plan.component.as_deref());
+                out.warnings.extend(w.filter(|w| !out.warnings.contains(w)));
+            }
             let (r, c, w) = drive_pair(&plan, *p, class, deadline, &mut out.warnings);
             out.results.push(r);
             if c > code {
