@@ -326,7 +326,11 @@ fn calibration_sends_nothing_on_the_applications_communicators() {
 /// Open MPI's calibration gave 210–261 ns after 1 ms against the program's 1650–2086
 /// (0.13). With it, 2026-11-29 (Intel Xeon VM): Open MPI 1598–2271 ns against the
 /// program's 1678–1906 (its back to back 266–316), median ratio 1.26; MPICH 1506–1707
-/// against 1557–1736 (300–386), 0.98.
+/// against 1557–1736 (300–386), 0.98. With one exchange after each pause per pass (six in
+/// a calibration) a fresh-clone CI run failed at 0.49 (jobs 0.39, 0.49, 0.93) and fifteen
+/// jobs here ranged 0.36–1.24; with four per pass (`AFTER_PAUSE_REPS`), eighteen jobs
+/// 0.68–1.43, medians over three 0.74–0.85 (the program's own median moved 1.2–3.9 µs
+/// from one 45 ms stretch of a job to the next).
 #[test]
 fn the_exchange_after_a_pause_is_what_the_program_pays() {
     for mpi in [Mpi::OpenMpi, Mpi::Mpich] {

@@ -227,10 +227,9 @@ pub struct Point {
 pub struct ExchangeAfterPause {
     /// How long both ranks spun away from MPI before the exchange.
     pub pause_ns: f64,
-    /// The median over passes (the two directions weighed alike, as the point's other
-    /// values).
+    /// The median over every exchange after this pause (each combines both ranks' sides).
     pub exchange_ns: f64,
-    /// Each pass's exchange, in pass order.
+    /// Each exchange, in the order taken (several per pass, passes in order).
     pub exchange_reps_ns: Vec<f64>,
 }
 

@@ -349,13 +349,18 @@ impl<'a, T: Transport, C: Control> Client<'a, T, C> {
         Some(readings.and_then(|[own, peer]| isolated_one_way_ticks(&own, &peer)))
     }
 
-    /// The isolated exchange after a pause (`isolated_steps` with `Exchange::Paused`: k
-    /// exchanges of s bytes, before each both sides away from MPI for `pause` ticks), as
-    /// `isolated_exchange_ticks` combines it; `Some(None)` where it is not run (see
-    /// `isolated`).
-    pub fn exchange_after_pause(&mut self, k: u64, s: usize, pause: u64) -> Option<Option<f64>> {
+    /// The isolated exchanges after a pause (`isolated_steps` with `Exchange::Paused`: k
+    /// exchanges of s bytes, before each both sides away from MPI for `pause` ticks),
+    /// each as `isolated_exchange_costs` combines it; `Some(None)` where it is not run
+    /// (see `isolated`).
+    pub fn exchange_after_pause(
+        &mut self,
+        k: u64,
+        s: usize,
+        pause: u64,
+    ) -> Option<Option<Vec<f64>>> {
         let readings = self.isolated(k, s, Exchange::Paused, pause)?;
-        Some(readings.and_then(|[own, peer]| isolated_exchange_ticks(&own, &peer)))
+        Some(readings.and_then(|[own, peer]| isolated_exchange_costs(&own, &peer)))
     }
 
     /// Starts the server's side of an exchange command: `Some(false)` where the channel

@@ -241,6 +241,12 @@ pub fn isolated_one_way_ticks(sender: &[[u64; 2]], receiver: &[[u64; 2]]) -> Opt
 /// they cannot be: an end before the other side's start (each side receives the other's
 /// message, so neither can finish before the other began), or no exchanges.
 pub fn isolated_exchange_ticks(own: &[[u64; 2]], peer: &[[u64; 2]]) -> Option<f64> {
+    loggp_model::stats::median(&isolated_exchange_costs(own, peer)?)
+}
+
+/// Each isolated exchange's cost (ticks) as `isolated_exchange_ticks` takes it, in order.
+/// None where the readings cannot be combined (see there).
+pub fn isolated_exchange_costs(own: &[[u64; 2]], peer: &[[u64; 2]]) -> Option<Vec<f64>> {
     let mut cost = vec![];
     for (a, b) in own.iter().zip(peer) {
         if a[1] <= b[0] || b[1] <= a[0] {
@@ -249,7 +255,7 @@ pub fn isolated_exchange_ticks(own: &[[u64; 2]], peer: &[[u64; 2]]) -> Option<f6
         let later = a[0].max(b[0]);
         cost.push((a[1] - later + b[1] - later) as f64 / 2.0);
     }
-    loggp_model::stats::median(&cost)
+    Some(cost)
 }
 
 /// The sending side of the late-receiver probe: one timed send, then the reply.

@@ -136,7 +136,7 @@ pub fn pause_table(r: &Report) -> Option<Table> {
             "back to back",
             "after the pause",
             "pause",
-            "passes (min … max)",
+            "exchanges (min … max)",
             "× back to back",
         ],
     );
