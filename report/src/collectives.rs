@@ -137,6 +137,11 @@ pub struct CollectiveModel {
     pub calls_after_pause: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured_after_pause_ns: Option<f64>,
+    /// The communicator's world ranks in its rank order, as its rows in the time split
+    /// have them (`CollectiveSplit::members`): null for every rank in order, on one host,
+    /// or where not recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub members: Option<Vec<u32>>,
     /// The cheapest algorithm by the model (it may be the one in use).
     pub best: Option<AlgorithmCost>,
     /// Every algorithm the model prices for this collective.

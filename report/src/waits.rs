@@ -149,7 +149,19 @@ pub struct CollectiveSplit {
     /// per-thread table another channel took: those calls are in neither count.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after_pause: Option<AfterPause>,
+    /// The world ranks of the row's communicator, in its rank order, where the job's
+    /// ranks are on several hosts and the communicator is not every rank in rank order
+    /// (MPI_COMM_WORLD, its duplicates): which of its pairs are inter-node follows from
+    /// them. The calls of communicators with other members are rows of their own. Null
+    /// on one host, for every rank in order, where not recorded (more than
+    /// [`MEMBERS_RECORDED`] members, or a communicator the shim's table had no room for),
+    /// and in reports of earlier versions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub members: Option<Vec<u32>>,
 }
+
+/// The most members a row's communicator is recorded with (`CollectiveSplit::members`).
+pub const MEMBERS_RECORDED: usize = 4096;
 
 /// The pause after which a collective call counts as one after a pause
 /// (`CollectiveSplit::after_pause`): on the 2-core VM loggp is tested on, an 8-byte

@@ -208,7 +208,9 @@ fn build(w: &World, e: &CommEntry, comm: MPI_Comm, rank: c_int) -> i32 {
         }
         mpi::PMPI_Group_free(&mut g);
         let members = std::slice::from_raw_parts(out, n);
-        e.group_hash.store(group_hash(members), Relaxed);
+        let name = group_hash(members);
+        remember_members(name, out, n);
+        e.group_hash.store(name, Relaxed);
         e.ranks.store(out, Relaxed);
         e.ready_len_plus1.store(n as u32 + 1, Release);
         if (rank as usize) < n {
@@ -271,4 +273,75 @@ pub fn forget(comm: MPI_Comm) {
             return;
         }
     }
+}
+
+/// Communicators' members by name ([`comm_id`]), kept for the whole job (past
+/// MPI_Comm_free: the arena is never reused), so that MPI_Finalize can say which world
+/// ranks a collective's communicator held ([`members_of`]): where they sit on several
+/// hosts, which of its pairs are inter-node. Filled where a communicator is first
+/// translated (`build`, off the hot path), for the first `MEMBER_LISTS` names.
+const MEMBER_LISTS: usize = 256;
+
+struct MemberList {
+    name: AtomicU64,
+    ranks: AtomicPtr<i32>,
+    /// 0 building, otherwise len + 1 once `ranks` is set.
+    ready_len_plus1: AtomicU32,
+}
+
+static MEMBER_TABLE: [MemberList; MEMBER_LISTS] = [const {
+    MemberList {
+        name: AtomicU64::new(0),
+        ranks: AtomicPtr::new(std::ptr::null_mut()),
+        ready_len_plus1: AtomicU32::new(0),
+    }
+}; MEMBER_LISTS];
+
+fn remember_members(name: u64, ranks: *mut i32, len: usize) {
+    let h = comm_home(name);
+    for i in 0..MEMBER_LISTS {
+        let e = &MEMBER_TABLE[(h + i) % MEMBER_LISTS];
+        match e.name.compare_exchange(0, name, AcqRel, Acquire) {
+            Ok(_) => {
+                e.ranks.store(ranks, Relaxed);
+                e.ready_len_plus1.store(len as u32 + 1, Release);
+                return;
+            }
+            // Known already (a duplicate has its members, in the same order).
+            Err(other) if other == name => return,
+            Err(_) => {}
+        }
+    }
+}
+
+/// The world ranks, in communicator order, of the communicator named `name` (see
+/// [`comm_id`]), where it was translated and remembered.
+pub fn members_of(name: u64) -> Option<&'static [i32]> {
+    let h = comm_home(name);
+    for i in 0..MEMBER_LISTS {
+        let e = &MEMBER_TABLE[(h + i) % MEMBER_LISTS];
+        match e.name.load(Acquire) {
+            0 => return None,
+            x if x == name => {
+                let len1 = e.ready_len_plus1.load(Acquire);
+                let p = e.ranks.load(Relaxed);
+                if len1 == 0 || p.is_null() {
+                    return None;
+                }
+                // SAFETY: set before `ready_len_plus1` (Release/Acquire): len entries of
+                // the arena, which lives for the whole process and is never reused.
+                return Some(unsafe { std::slice::from_raw_parts(p, len1 as usize - 1) });
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The names [`members_of`] knows.
+pub fn remembered() -> Vec<u64> {
+    (MEMBER_TABLE.iter())
+        .map(|e| e.name.load(Acquire))
+        .filter(|&x| x != 0)
+        .collect()
 }

@@ -230,6 +230,19 @@ pub fn fmt_span(lo: u64, hi: u64) -> String {
     format!("{lo}..{hi}")
 }
 
+/// A collective's communicator: its size, and its world ranks where the report records
+/// them (`CollectiveSplit::members`), the first eight.
+pub fn fmt_comm(size: u32, members: Option<&[u32]>) -> String {
+    match members {
+        Some(m) => {
+            let shown: Vec<String> = m.iter().take(8).map(u32::to_string).collect();
+            let more = if m.len() > 8 { ", …" } else { "" };
+            format!("{size} (ranks {}{more})", shown.join(", "))
+        }
+        None => size.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

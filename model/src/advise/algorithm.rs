@@ -41,7 +41,8 @@
 //! bound) give about the centre, and the measured cost's own interval, in quadrature.
 //! Where a bin has no measured cost, both sides are priced by the model, the interval
 //! from every parameter at its low and at its high bound.
-use loggp_report::{bins, CollectiveModel, Mode, Report};
+use super::row_calls::{calls, measured_member_mean};
+use loggp_report::{CollectiveModel, Report};
 use serde::Serialize;
 
 /// How far the measured cost may lie from the prediction for the algorithm in use, as a
@@ -105,53 +106,6 @@ fn holds(row: &CollectiveModel, from_measured: bool) -> Result<(), String> {
             m
         ))
     }
-}
-
-/// The measured cost of one call of `row`'s collective for the mean member, with its
-/// interval: the mean over the ranks the time split has for its (function,
-/// communicator size, size bin) of their `cost_ns` (None where none has it).
-fn measured_member_mean(r: &Report, row: &CollectiveModel) -> Option<(f64, [f64; 2])> {
-    let mine: Vec<_> = r
-        .waits
-        .collectives
-        .iter()
-        .filter(|c| {
-            c.function == row.function
-                && c.comm_size == row.comm_size
-                && c.size_lo_bytes == row.size_lo_bytes
-                && c.calls_matched > 0
-        })
-        .collect();
-    if mine.is_empty() {
-        return None;
-    }
-    let n = mine.len() as f64;
-    let mean = |f: &dyn Fn(&loggp_report::CollectiveSplit) -> f64| {
-        mine.iter().map(|c| f(c)).sum::<f64>() / n
-    };
-    Some((
-        mean(&|c| c.cost_ns),
-        [
-            mean(&|c| c.cost_ns_ci.map_or(c.cost_ns, |x| x[0])),
-            mean(&|c| c.cost_ns_ci.map_or(c.cost_ns, |x| x[1])),
-        ],
-    ))
-}
-
-/// Calls of `row`'s collective in its size bin: the members' calls over the size.
-fn calls(r: &Report, row: &CollectiveModel) -> u64 {
-    let member_calls: u64 = r
-        .cells
-        .iter()
-        .filter(|c| {
-            c.mode == Mode::Collective
-                && c.function == row.function
-                && c.comm_size == Some(row.comm_size)
-                && bins::size_bin_range(c.size_bin).0 == row.size_lo_bytes
-        })
-        .map(|c| c.count)
-        .sum();
-    member_calls / u64::from(row.comm_size.max(1))
 }
 
 /// The settings in an `AlgorithmCost::force` string (`name=value` words).

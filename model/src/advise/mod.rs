@@ -25,6 +25,7 @@
 pub mod algorithm;
 pub mod pricing;
 pub mod raw_share;
+mod row_calls;
 pub mod standout;
 pub mod switch;
 pub mod types;

@@ -29,6 +29,9 @@ pub(super) struct Measured {
     /// collective (`CollectiveSplit::after_pause`): how many, their cost (the largest over
     /// the members of their median), and how many were back to back.
     pub(super) after_pause: Option<(u64, Option<f64>, u64)>,
+    /// The communicator's world ranks in its rank order, where its rows say
+    /// (`CollectiveSplit::members`): null for every rank in order, or not known.
+    pub(super) members: Option<Vec<u32>>,
 }
 
 /// Back-to-back calls a row needs for its measured cost to be theirs alone, where some
@@ -79,7 +82,8 @@ impl Measured {
     /// Each member's entry time, the first at 0, where the time split has every rank's
     /// mean wait for the last entry and the communicator spans the job's ranks.
     pub(super) fn entries(&self, ranks: usize) -> Option<Vec<f64>> {
-        if self.n as usize != ranks || self.waits.len() != ranks {
+        // Members recorded: not the job's ranks in rank order.
+        if self.n as usize != ranks || self.waits.len() != ranks || self.members.is_some() {
             return None;
         }
         let mut w = vec![None; ranks];
@@ -121,6 +125,7 @@ fn root_of_reduce(c: &CollectiveSplit, all: &[CollectiveSplit]) -> (u64, u64) {
     let mine = || {
         all.iter()
             .filter(|o| o.function == c.function && o.comm_size == c.comm_size && o.rank == c.rank)
+            .filter(|o| o.members == c.members)
     };
     if !mine().all(|o| half_of(o, all).is_some()) {
         return own;
@@ -135,6 +140,7 @@ fn half_of<'a>(c: &CollectiveSplit, all: &'a [CollectiveSplit]) -> Option<&'a Co
     all.iter().find(|o| {
         o.function == c.function
             && o.comm_size == c.comm_size
+            && o.members == c.members
             && o.rank != c.rank
             && o.size_lo_bytes != c.size_lo_bytes
             && o.calls_matched == c.calls_matched
@@ -155,10 +161,12 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
             };
             let m = message_bytes(coll, c.comm_size, c.bytes_mean);
             let bin = root_of_reduce(c, &r.waits.collectives);
-            let i = match out
-                .iter()
-                .position(|x| x.function == c.function && x.n == c.comm_size && x.bin.0 == bin.0)
-            {
+            let i = match out.iter().position(|x| {
+                x.function == c.function
+                    && x.n == c.comm_size
+                    && x.bin.0 == bin.0
+                    && x.members == c.members
+            }) {
                 Some(i) => i,
                 None => {
                     out.push(Measured {
@@ -174,6 +182,7 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
                         op: ASSUMED,
                         operation: None,
                         after_pause: None,
+                        members: c.members.clone(),
                         from: if c.cost_median_ns.is_some() {
                             "the time split's collective cost: the largest over the members of the median time from the last entry to the member's exit (the model prices a call, not a preempted one; the mean is in waits.collectives)"
                         } else {
@@ -232,6 +241,7 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
             op: ASSUMED,
             operation: None,
             after_pause: None,
+            members: None,
             from: "the fastest decile of the calls (no time split in this report): waiting is not taken out",
         });
     }
@@ -369,6 +379,7 @@ mod tests {
             op: super::super::operation::ASSUMED,
             operation: None,
             after_pause: None,
+            members: None,
         }
     }
 

@@ -265,7 +265,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
     for x in measured(r) {
         // MPICH on several hosts: ch4's compositions (`mpich_nodes`), the algorithm in use
         // the one its leaders' communicator selects where the collective runs by node.
-        let nodes = classes.mpich_nodes(x.n);
+        let nodes = classes.mpich_nodes(x.n, x.members.as_deref());
         let selecting = (nodes.as_ref()).map_or(x.n, |n| n.selecting_size(x.coll, x.m, x.op));
         let c = choice_for(r, x.coll, selecting, x.m, x.op);
         // A communicator of one rank (MPI_COMM_SELF, a split into singletons) sends no
@@ -284,6 +284,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             measured_ns_ci: x.cost.and_then(|c| c.1),
             calls_matched: x.calls,
             calls_after_pause: x.after_pause.map(|a| a.0),
+            members: x.members.clone(),
             measured_after_pause_ns: x.after_pause.and_then(|a| a.1),
             algorithm: in_use.and_then(|(id, _)| {
                 c.algorithms
@@ -307,7 +308,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
         let prices = if one_rank {
             None
         } else {
-            classes.for_row(x.n, &mut notes)
+            classes.for_row(x.n, x.members.as_deref(), &mut notes)
         };
         if let Some(d) = &r.calibration.disturbance {
             notes.push(format!(
@@ -315,7 +316,7 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             ));
         }
         if let Some((p, across)) = prices {
-            for q in std::iter::once(p).chain(across.map(|a| a.0)) {
+            for q in std::iter::once(p).chain(across.as_ref().map(|a| a.0)) {
                 if !q.spikes.is_empty() {
                     let more = q.spikes.len().saturating_sub(6);
                     notes.push(format!(
@@ -369,9 +370,9 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             let exits = |sch: &schedule::Schedule, entries: &[f64], bound: i32| {
                 let (intra_at, inter_at) = (
                     |b| p.at(b, bound),
-                    across.map(|a| move |b| a.0.at(b, bound)),
+                    across.as_ref().map(|a| move |b| a.0.at(b, bound)),
                 );
-                let member_hosts = across.map_or(&[][..], |a| a.1);
+                let member_hosts = across.as_ref().map_or(&[][..], |a| a.1.as_slice());
                 let price = |from: u32, to: u32, b: u64| {
                     let inter = inter_at.as_ref().map(|f| f as &dyn Fn(u64) -> Price);
                     classes::pair_price(&intra_at, inter, member_hosts, from, to, b)
@@ -452,10 +453,11 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
         out.push(row);
     }
     out.sort_by(|a, b| {
-        (&a.function, a.comm_size, a.size_lo_bytes).cmp(&(
+        (&a.function, a.comm_size, a.size_lo_bytes, &a.members).cmp(&(
             &b.function,
             b.comm_size,
             b.size_lo_bytes,
+            &b.members,
         ))
     });
     out

@@ -84,6 +84,8 @@ pub(super) fn collectives(x: &Ctx, coll: &[Coll], m: &mut Measured) {
         })
         .collect();
     let back = alltoallv(comm, rank, &replies, 2);
+    let names = crate::record::peers::remembered();
+    let mut communicators: HashMap<(u64, u8), Option<Communicator>> = HashMap::new();
     let mut next = vec![0usize; n];
     for c in coll {
         let h = home(c);
@@ -96,9 +98,38 @@ pub(super) fn collectives(x: &Ctx, coll: &[Coll], m: &mut Measured) {
             continue;
         };
         if last != 0 {
-            take(m, c, last, u + my_u, pause, scale);
+            let func = (c[5] >> 56) as u8;
+            let of = (communicators.entry((c[0], func)))
+                .or_insert_with(|| communicator(&names, c[0], func));
+            take(m, c, last, u + my_u, pause, scale, of.as_ref());
         }
     }
+}
+
+/// A collective's communicator where its members matter to its row: its name
+/// (`peers::comm_id`) and its members' world ranks in its rank order.
+type Communicator = (u64, Vec<u32>);
+
+/// The communicator of a collective's `channel` among those remembered (`names`), where
+/// the job's ranks are on several hosts (which of its pairs are inter-node follows from
+/// its members) and it is not every rank in rank order. None otherwise: one host,
+/// MPI_COMM_WORLD or a duplicate, a communicator not remembered or too large to record
+/// (`loggp_report::MEMBERS_RECORDED`); its calls then share the row of their function,
+/// communicator size and size bin, as on one host.
+fn communicator(names: &[u64], channel: u64, func: u8) -> Option<Communicator> {
+    use crate::record::peers;
+    let w = peers::world()?;
+    if w.node_of.iter().all(|&x| Some(&x) == w.node_of.first()) {
+        return None;
+    }
+    let name = *(names.iter()).find(|&&g| samples::coll_channel(g, func) == channel)?;
+    let members = peers::members_of(name)?;
+    let every = members.len() == w.size as usize
+        && (members.iter().enumerate()).all(|(i, &r)| r == i as i32);
+    if every || members.len() > loggp_report::MEMBERS_RECORDED || members.iter().any(|&r| r < 0) {
+        return None;
+    }
+    Some((name, members.iter().map(|&r| r as u32).collect()))
 }
 
 /// The neighbourhood collectives' samples (MPI 4.0 §8.6): a member waits only for its
@@ -148,13 +179,22 @@ pub(super) fn neighbourhoods(x: &Ctx, coll: &[Coll], m: &mut Measured) {
         // Without in-neighbours the call waits for nobody: its own wait's start.
         let last = if sources.is_empty() { c[6] } else { last };
         // A neighbourhood call's pause is not gathered (its members differ per rank).
-        take(m, c, last, u + my_u, 0, scale);
+        take(m, c, last, u + my_u, 0, scale, None);
     }
 }
 
 /// One matched collective call: its arrival wait ends at `last` (± `u` ticks); `pause`:
-/// the longest of its members' pauses before it, in ticks + 1 (0: not known).
-fn take(m: &mut Measured, c: &Coll, last: u64, u: u64, pause: u64, (origin, ns0, traced): Scale) {
+/// the longest of its members' pauses before it, in ticks + 1 (0: not known); `of`: its
+/// communicator, where its members make a row of their own ([`communicator`]).
+fn take(
+    m: &mut Measured,
+    c: &Coll,
+    last: u64,
+    u: u64,
+    pause: u64,
+    (origin, ns0, traced): Scale,
+    of: Option<&Communicator>,
+) {
     let at = |t: f64| (t - origin as f64) * ns0;
     // A nonblocking collective's wait is in the call that completed it: the arrival
     // wait is the part of that call before the last member started the collective.
@@ -190,15 +230,18 @@ fn take(m: &mut Measured, c: &Coll, last: u64, u: u64, pause: u64, (origin, ns0,
             at(wait),
         ));
     }
-    let row = m
-        .coll_rows
-        .entry((func, comm_size, size_bin(bytes)))
-        .or_default();
+    let key = (func, comm_size, size_bin(bytes), of.map_or(0, |c| c.0));
+    if let Some((name, members)) = of {
+        m.coll_members
+            .entry(*name)
+            .or_insert_with(|| members.clone());
+    }
+    let row = m.coll_rows.entry(key).or_default();
     row.0.push(sp);
     row.1 += bytes as f64;
     // The reduction's operation: the same in every call of the row, else mixed.
     m.coll_ops
-        .entry((func, comm_size, size_bin(bytes)))
+        .entry(key)
         .and_modify(|o| {
             if *o != op {
                 *o = MIXED_OP;

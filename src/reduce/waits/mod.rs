@@ -41,6 +41,9 @@ struct Split {
 
 type TraceRaw = (u8, u8, f64, f64, u32, u64, u64, f64, f64);
 
+/// A collective's row: function, communicator size, size bin, communicator (`coll_rows`).
+type CollRow = (u8, u32, u16, u64);
+
 /// A wait's group: peer, late sender (else late receiver), function, size bin, call site.
 type WaitKey = (u32, bool, u8, u16, u64);
 
@@ -58,11 +61,14 @@ pub(crate) struct Measured {
     represented: u64,
     sampled_ticks: f64,
     coll: Vec<Split>,
-    /// Per (function, communicator size, size bin): the calls, and their bytes summed.
-    coll_rows: HashMap<(u8, u32, u16), (Vec<Split>, f64)>,
+    /// Per (function, communicator size, size bin, communicator's name where its members
+    /// make a row of their own, else 0: `colls::communicator`): the calls, and their bytes.
+    coll_rows: HashMap<CollRow, (Vec<Split>, f64)>,
     /// Per row of `coll_rows`: the reductions' operation and element size
     /// (`samples::op_meta`; `colls::MIXED_OP` where the calls differ; 0 not a reduction).
-    coll_ops: HashMap<(u8, u32, u16), u8>,
+    coll_ops: HashMap<CollRow, u8>,
+    /// The members' world ranks of each communicator named in a row's key.
+    coll_members: HashMap<u64, Vec<u32>>,
     sampled_collectives: u64,
     /// (latency ticks, the message's weight: its stride) per (class, size bin).
     latency: HashMap<(u8, u16), Vec<(f64, f64)>>,

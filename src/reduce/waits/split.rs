@@ -311,10 +311,10 @@ pub(crate) fn finish(
     let mut collectives: Vec<CollectiveSplit> = m
         .coll_rows
         .iter()
-        .filter(|((f, _, _), _)| {
+        .filter(|((f, _, _, _), _)| {
             is_collective(funcs::name(*f)) || is_nonblocking_collective(funcs::name(*f))
         })
-        .map(|(&(f, comm_size, bin), (s, bytes))| {
+        .map(|(&(f, comm_size, bin, comm), (s, bytes))| {
             let (lo, hi) = size_bin_range(bin);
             let name = funcs::name(f);
             let calls: u64 = (cells.iter())
@@ -326,7 +326,8 @@ pub(crate) fn finish(
             let (aw, aw_ci) = mean(s, calls as f64, &|x| x.ls);
             let (c, c_ci) = mean(s, calls as f64, &cost_part);
             let (median, median_ci) = median(s, &cost_part, u);
-            let (operation, element_bytes) = operation_of(m.coll_ops.get(&(f, comm_size, bin)));
+            let (operation, element_bytes) =
+                operation_of(m.coll_ops.get(&(f, comm_size, bin, comm)));
             CollectiveSplit {
                 rank: e.rank,
                 function: funcs::name(f).to_string(),
@@ -344,15 +345,13 @@ pub(crate) fn finish(
                 operation,
                 element_bytes,
                 after_pause: after_pause(s, u, ns),
+                members: m.coll_members.get(&comm).cloned(),
             }
         })
         .collect();
     collectives.sort_by(|a, b| {
-        (&a.function, a.comm_size, a.size_lo_bytes).cmp(&(
-            &b.function,
-            b.comm_size,
-            b.size_lo_bytes,
-        ))
+        let key = |c: &CollectiveSplit| (c.function.clone(), c.comm_size, c.size_lo_bytes);
+        (key(a), &a.members).cmp(&(key(b), &b.members))
     });
     // The largest waits, each end scaled like the split's stratum of its call.
     let mut largest: Vec<(WaitEntry, u64)> = m

@@ -41,7 +41,7 @@ pub fn model_table(r: &Report) -> Option<Table> {
         };
         let mut row = vec![
             c.function.clone(),
-            c.comm_size.to_string(),
+            fmt_comm(c.comm_size, c.members.as_deref()),
             match c.operation.as_deref() {
                 // A reduction whose operation is not MPI's own: the MPIs choose by it.
                 Some(op) if op != loggp_report::OP_PREDEFINED => {

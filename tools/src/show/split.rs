@@ -241,7 +241,7 @@ pub fn collectives_table(r: &Report) -> Option<Table> {
         t.row(vec![
             c.rank.to_string(),
             c.function.clone(),
-            c.comm_size.to_string(),
+            fmt_comm(c.comm_size, c.members.as_deref()),
             fmt_span(c.size_lo_bytes, c.size_hi_bytes),
             c.calls_matched.to_string(),
             fmt_ns_ci(Some(c.arrival_wait_ns), c.arrival_wait_ns_ci),
