@@ -433,10 +433,20 @@ fn run_two_hosts_mpich(
     app: &str,
     dir: &std::path::Path,
 ) -> std::process::Output {
+    run_two_hosts_mpich_on("lg-h1,lg-h2 -np 2", env, app, dir)
+}
+
+/// `run_two_hosts_mpich` with hydra's hosts and rank count given (`lg-h1:2,lg-h2:2 -np 4`).
+fn run_two_hosts_mpich_on(
+    hosts_np: &str,
+    env: &[(&str, &str)],
+    app: &str,
+    dir: &std::path::Path,
+) -> std::process::Output {
     let xs: String = env.iter().map(|(k, v)| format!(" -genv {k} {v}")).collect();
     let cmd = format!(
         "timeout 240 mpiexec.hydra -launcher ssh -launcher-exec /tmp/loggp-nsrsh-hydra \
-         -hosts lg-h1,lg-h2 -np 2 -genv UCX_TLS tcp,self -genv LD_PRELOAD {}{xs} {}",
+         -hosts {hosts_np} -genv UCX_TLS tcp,self -genv LD_PRELOAD {}{xs} {}",
         Mpi::Mpich.shim().display(),
         app
     );
@@ -561,7 +571,8 @@ fn mpich_collectives_across_two_hosts_run_flat_and_are_priced() {
 /// slower phase, 4–9 of 16 and 9 of 24 in each of three runs of this test: across, priced
 /// 7.4–10.8 µs against 8.3–15.0 measured; inside, priced 1.6–5.7 µs against 1.0–3.0 (the
 /// disturbed calibration's intra-node price moves most). A price of the other class lay
-/// 1.6–10 × off; every row was nearer its own class's price in every job seen.
+/// 1.6–10 × off; every row was nearer its own class's price in every job seen. Then one
+/// MPICH job (below).
 #[test]
 fn collectives_on_split_communicators_are_priced_by_their_members_hosts() {
     let Some(_hosts) = Hosts::up() else { return };
@@ -640,6 +651,55 @@ fn collectives_on_split_communicators_are_priced_by_their_members_hosts() {
         nearer >= 2,
         "every row's price nearer its cost than the other class's in {nearer} of 3 jobs"
     );
+    // MPICH, one job: the same rows, each run as MPICH runs it by its members' hosts
+    // (`coll::mpich_nodes`): on one host by node (ch4's composition alpha, a node
+    // communicator of both), across flat. Its costs are not asked: with UCX_TLS=tcp,self
+    // four busy-polling ranks on two cores made each call inside a host take 4.0 ms (a
+    // timer tick: the softirq that delivers loopback TCP starved) in both jobs seen, and
+    // its calibration priced them at 7.6–8.0 µs in one and 7.7–8.0 ms in the other;
+    // across: priced 4.0–4.2 µs, measured 3.2–3.7.
+    let prog = compile(Mpi::Mpich, "split_colls.c", &[]);
+    let rep = dir.join("mpich.json").display().to_string();
+    let env = [
+        ("LOGGP_REPORT", rep.as_str()),
+        ("LOGGP_CALIBRATE_BUDGET_MS", "6000"),
+    ];
+    let o = run_two_hosts_mpich_on(
+        "lg-h1:2,lg-h2:2 -np 4",
+        &env,
+        &format!("{} 200", prog.display()),
+        &dir,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_report(&dir.join("mpich.json"));
+    for (members, how) in [
+        ([0, 1], "MPICH runs it by node (ch4's composition alpha)"),
+        ([2, 3], "MPICH runs it by node (ch4's composition alpha)"),
+        (
+            [0, 2],
+            "MPICH runs it over every member, as no two of them share a host",
+        ),
+        (
+            [1, 3],
+            "MPICH runs it over every member, as no two of them share a host",
+        ),
+    ] {
+        for function in ["MPI_Barrier", "MPI_Allreduce"] {
+            let x = (r.collective_model.iter())
+                .find(|x| x.function == function && x.members.as_deref() == Some(&members[..]))
+                .unwrap_or_else(|| panic!("MPICH: no {function} row of members {members:?}"));
+            let note = x.note.as_deref().unwrap_or_default();
+            assert!(
+                x.predicted_ns.is_some() && note.contains(how),
+                "MPICH: {function} on {members:?}: {note}"
+            );
+            println!(
+                "MPICH: {function} on {members:?}: priced {:.0} ns, measured {:.0} ns",
+                x.predicted_ns.unwrap_or_default(),
+                x.measured_ns.unwrap_or_default()
+            );
+        }
+    }
 }
 
 /// Issue 13 §8: the schedule adapts to the link. LOGGP_CALIBRATE=full (16 MiB, 8 sizes
