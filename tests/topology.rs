@@ -433,20 +433,10 @@ fn run_two_hosts_mpich(
     app: &str,
     dir: &std::path::Path,
 ) -> std::process::Output {
-    run_two_hosts_mpich_on("lg-h1,lg-h2 -np 2", env, app, dir)
-}
-
-/// `run_two_hosts_mpich` with hydra's hosts and rank count given (`lg-h1:2,lg-h2:2 -np 4`).
-fn run_two_hosts_mpich_on(
-    hosts_np: &str,
-    env: &[(&str, &str)],
-    app: &str,
-    dir: &std::path::Path,
-) -> std::process::Output {
     let xs: String = env.iter().map(|(k, v)| format!(" -genv {k} {v}")).collect();
     let cmd = format!(
         "timeout 240 mpiexec.hydra -launcher ssh -launcher-exec /tmp/loggp-nsrsh-hydra \
-         -hosts {hosts_np} -genv UCX_TLS tcp,self -genv LD_PRELOAD {}{xs} {}",
+         -hosts lg-h1,lg-h2 -np 2 -genv UCX_TLS tcp,self -genv LD_PRELOAD {}{xs} {}",
         Mpi::Mpich.shim().display(),
         app
     );
@@ -571,8 +561,14 @@ fn mpich_collectives_across_two_hosts_run_flat_and_are_priced() {
 /// slower phase, 4–9 of 16 and 9 of 24 in each of three runs of this test: across, priced
 /// 7.4–10.8 µs against 8.3–15.0 measured; inside, priced 1.6–5.7 µs against 1.0–3.0 (the
 /// disturbed calibration's intra-node price moves most). A price of the other class lay
-/// 1.6–10 × off; every row was nearer its own class's price in every job seen. Then one
-/// MPICH job (below).
+/// 1.6–10 × off; every row was nearer its own class's price in every job seen. Not
+/// under MPICH: the same program with hydra across the two hosts (UCX_TLS=tcp,self)
+/// hung in MPI_Finalize in 5 of 6 jobs without loggp (one rank in UCX's TCP progress,
+/// three in PMI's read) and in 2 of 10 with it. In the four reports of those with it
+/// that I read, each row had its members and MPICH's grouping in its note (by node on
+/// {0, 1} and {2, 3}, flat on {0, 2} and {1, 3}); one class's calls waited a timer tick
+/// (3.2–4.8 ms) with four busy-polling ranks on two cores, the other's were priced
+/// 4.0–8.0 µs against 2.9–10.0 measured.
 #[test]
 fn collectives_on_split_communicators_are_priced_by_their_members_hosts() {
     let Some(_hosts) = Hosts::up() else { return };
@@ -651,57 +647,6 @@ fn collectives_on_split_communicators_are_priced_by_their_members_hosts() {
         nearer >= 2,
         "every row's price nearer its cost than the other class's in {nearer} of 3 jobs"
     );
-    // MPICH, one job: the same rows, each run as MPICH runs it by its members' hosts
-    // (`coll::mpich_nodes`): on one host by node (ch4's composition alpha, a node
-    // communicator of both), across flat. Its costs are not asked: with UCX_TLS=tcp,self
-    // four busy-polling ranks on two cores made the calls of one class take 3.2–4.8 ms
-    // (a timer tick: the softirq that delivers the TCP packets starved), inside a host in
-    // three jobs, across in a fourth, and their calibration priced them at µs or ms by
-    // the phase it ran in; the other class's rows were priced 4.0–8.0 µs against 2.9–10.0.
-    let prog = compile(Mpi::Mpich, "split_colls.c", &[]);
-    let rep = dir.join("mpich.json").display().to_string();
-    let env = [
-        ("LOGGP_REPORT", rep.as_str()),
-        ("LOGGP_CALIBRATE_BUDGET_MS", "6000"),
-    ];
-    let o = run_two_hosts_mpich_on(
-        "lg-h1:2,lg-h2:2 -np 4",
-        &env,
-        &format!("{} 200", prog.display()),
-        &dir,
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = read_report(&dir.join("mpich.json"));
-    for (members, how) in [
-        ([0, 1], "MPICH runs it by node (ch4's composition alpha)"),
-        ([2, 3], "MPICH runs it by node (ch4's composition alpha)"),
-        (
-            [0, 2],
-            "MPICH runs it over every member, as no two of them share a host",
-        ),
-        (
-            [1, 3],
-            "MPICH runs it over every member, as no two of them share a host",
-        ),
-    ] {
-        for function in ["MPI_Barrier", "MPI_Allreduce"] {
-            let x = (r.collective_model.iter())
-                .find(|x| x.function == function && x.members.as_deref() == Some(&members[..]))
-                .unwrap_or_else(|| panic!("MPICH: no {function} row of members {members:?}"));
-            let note = x.note.as_deref().unwrap_or_default();
-            // Priced or not: where a class's messages wait a tick, its calibration got
-            // one size in (a first pass at 1 B took 1052 ms of the 6 s budget).
-            assert!(
-                note.contains(how),
-                "MPICH: {function} on {members:?}: {note}"
-            );
-            println!(
-                "MPICH: {function} on {members:?}: priced {:.0} ns, measured {:.0} ns",
-                x.predicted_ns.unwrap_or_default(),
-                x.measured_ns.unwrap_or_default()
-            );
-        }
-    }
 }
 
 /// Issue 13 §8: the schedule adapts to the link. LOGGP_CALIBRATE=full (16 MiB, 8 sizes

@@ -81,8 +81,8 @@ pub struct AlgorithmCost {
     /// entry, `waits.collectives[].arrival_wait_ns`), from the last entry to the last
     /// exit, as `measured_ns` is measured: what a message sent before its receiver
     /// entered, or a late partner, does to the call. Null without the time split, or
-    /// where the communicator does not span the job's ranks (members are taken in world
-    /// rank order).
+    /// where the members are not known (a communicator of every rank is taken in world
+    /// rank order; another by its recorded `members`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted_as_entered_ns: Option<f64>,
 }

@@ -79,22 +79,27 @@ impl Measured {
         }
     }
 
-    /// Each member's entry time, the first at 0, where the time split has every rank's
-    /// mean wait for the last entry and the communicator spans the job's ranks.
+    /// Each member's entry time, the first at 0, in communicator order, where the time
+    /// split has every member's mean wait for the last entry and the members are known
+    /// (recorded, or the job's ranks in rank order for a communicator of every rank).
     pub(super) fn entries(&self, ranks: usize) -> Option<Vec<f64>> {
-        // Members recorded: not the job's ranks in rank order.
-        if self.n as usize != ranks || self.waits.len() != ranks || self.members.is_some() {
+        // The members' world ranks in communicator order: as recorded, else the job's
+        // ranks in rank order for a communicator of every rank.
+        let order: Vec<u32> = match &self.members {
+            Some(m) => m.clone(),
+            None if self.n as usize == ranks => (0..ranks as u32).collect(),
+            None => return None,
+        };
+        if order.len() != self.n as usize || self.waits.len() != order.len() {
             return None;
         }
-        let mut w = vec![None; ranks];
-        for &(rank, wait) in &self.waits {
-            *w.get_mut(rank as usize)? = Some(wait);
-        }
-        let w: Vec<f64> = w.into_iter().collect::<Option<_>>()?;
+        let w: Vec<f64> = (order.iter())
+            .map(|k| self.waits.iter().find(|x| x.0 == *k).map(|x| x.1))
+            .collect::<Option<_>>()?;
         // Two members: in each call one waits for the other, so the mean time apart is
         // the sum of their mean waits, not their difference (which is near zero where
         // each comes last half the time).
-        if ranks == 2 {
+        if w.len() == 2 {
             let apart = w[0] + w[1];
             return Some(if w[0] >= w[1] {
                 vec![0.0, apart]
@@ -396,6 +401,12 @@ mod tests {
         // Two members each waiting for the other in some calls: apart by the sum.
         let e = row(2, vec![(0, 25.0), (1, 81.0)]).entries(2);
         assert_eq!(e, Some(vec![106.0, 0.0]));
+        // A communicator of ranks 3 and 1 of four (recorded members): in its order.
+        let mut x = row(2, vec![(1, 81.0), (3, 25.0)]);
+        x.members = Some(vec![3, 1]);
+        assert_eq!(x.entries(4), Some(vec![106.0, 0.0]));
+        x.members = Some(vec![3, 2]);
+        assert_eq!(x.entries(4), None);
     }
 
     /// A root that enters 300 ns before its one receiver: its eager message (1000 ns end
