@@ -209,7 +209,10 @@ fn build(w: &World, e: &CommEntry, comm: MPI_Comm, rank: c_int) -> i32 {
         mpi::PMPI_Group_free(&mut g);
         let members = std::slice::from_raw_parts(out, n);
         let name = group_hash(members);
-        remember_members(name, out, n);
+        // An intercommunicator's are its remote group's, not the members of its calls.
+        if inter == 0 {
+            remember_members(name, out, n);
+        }
         e.group_hash.store(name, Relaxed);
         e.ranks.store(out, Relaxed);
         e.ready_len_plus1.store(n as u32 + 1, Release);
@@ -278,7 +281,7 @@ pub fn forget(comm: MPI_Comm) {
 /// Communicators' members by name ([`comm_id`]), kept for the whole job (past
 /// MPI_Comm_free: the arena is never reused), so that MPI_Finalize can say which world
 /// ranks a collective's communicator held ([`members_of`]): where they sit on several
-/// hosts, which of its pairs are inter-node. Filled where a communicator is first
+/// hosts, which of its pairs are inter-node. Filled where an intracommunicator is first
 /// translated (`build`, off the hot path), for the first `MEMBER_LISTS` names.
 const MEMBER_LISTS: usize = 256;
 
