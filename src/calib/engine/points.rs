@@ -265,9 +265,10 @@ pub(crate) const AFTER_PAUSES_NS: [f64; 2] =
     [loggp_report::PAUSE_NS, 10.0 * loggp_report::PAUSE_NS];
 
 /// The exchanges after each pause per pass. The cost after a pause is wide: 41
-/// exchanges after 1 ms in a row had their quartiles at 0.5 and 1.3 × their median, and
-/// that median moved 1.2-3.9 µs from one 45 ms stretch of a job to the next (Open MPI
-/// vader, 2 ranks, a program without loggp, 2026-11-29). With one per pass, six in a
+/// exchanges after 1 ms in a row had their quartiles at 0.5-0.85 and 1.2-1.5 × their
+/// median (Open MPI vader and MPICH, 2 ranks, programs without loggp, 2026-11-29), and
+/// that median moved 1.2-3.9 µs from one 45 ms stretch of an Open MPI job to the next.
+/// With one per pass, six in a
 /// calibration, the median over them lay at 0.36-1.24 × the same job's program-timed
 /// median (fifteen jobs), and a fresh-clone CI run failed the 0.5 × bound
 /// (tests/calibration.rs).
