@@ -1,6 +1,6 @@
 //! What a collective model row stands for in the job (`algorithm`'s advice): its
 //! measured cost for the mean member and its calls.
-use loggp_report::{bins, CollectiveModel, Mode, Report};
+use loggp_report::{bins, CollectiveModel, CollectiveSplit, Mode, Report};
 
 /// The measured cost of one call of `row`'s collective for the mean member, with its
 /// interval: the mean over the ranks the time split has for its (function,
@@ -10,21 +10,13 @@ pub(super) fn measured_member_mean(r: &Report, row: &CollectiveModel) -> Option<
         .waits
         .collectives
         .iter()
-        .filter(|c| {
-            c.function == row.function
-                && c.comm_size == row.comm_size
-                && c.size_lo_bytes == row.size_lo_bytes
-                && c.members == row.members
-                && c.calls_matched > 0
-        })
+        .filter(|c| of_size(c, row) && c.members == row.members && c.calls_matched > 0)
         .collect();
     if mine.is_empty() {
         return None;
     }
     let n = mine.len() as f64;
-    let mean = |f: &dyn Fn(&loggp_report::CollectiveSplit) -> f64| {
-        mine.iter().map(|c| f(c)).sum::<f64>() / n
-    };
+    let mean = |f: &dyn Fn(&CollectiveSplit) -> f64| mine.iter().map(|c| f(c)).sum::<f64>() / n;
     Some((
         mean(&|c| c.cost_ns),
         [
@@ -51,12 +43,7 @@ pub(super) fn calls(r: &Report, row: &CollectiveModel) -> u64 {
     // (`CollectiveSplit::members`) but share the cells: each takes its matched calls' part.
     let matched = |all: bool| -> u64 {
         (r.waits.collectives.iter())
-            .filter(|c| {
-                c.function == row.function
-                    && c.comm_size == row.comm_size
-                    && c.size_lo_bytes == row.size_lo_bytes
-                    && (all || c.members == row.members)
-            })
+            .filter(|c| of_size(c, row) && (all || c.members == row.members))
             .map(|c| c.calls_matched)
             .sum()
     };
@@ -67,4 +54,12 @@ pub(super) fn calls(r: &Report, row: &CollectiveModel) -> u64 {
         member_calls
     };
     member_calls / u64::from(row.comm_size.max(1))
+}
+
+/// A time split's row of `row`'s function, communicator size and size bin (of any
+/// communicator: `CollectiveSplit::members` tells them apart).
+fn of_size(c: &CollectiveSplit, row: &CollectiveModel) -> bool {
+    c.function == row.function
+        && c.comm_size == row.comm_size
+        && c.size_lo_bytes == row.size_lo_bytes
 }
