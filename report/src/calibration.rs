@@ -27,6 +27,43 @@ pub struct Calibration {
     pub steal_share: Option<f64>,
     pub mpi: Vec<CalibrationSet>,
     pub raw: Vec<RawSet>,
+    /// The concurrent exchange, one entry per rank that took part: every rank of a host
+    /// exchanging at once, where a host holds three ranks or more, each on a core of its
+    /// own. Absent where no host did, and in earlier reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub concurrent_exchanges: Vec<ConcurrentExchange>,
+}
+
+/// One rank's part of the concurrent exchange: after the pairs' probes, every rank of its
+/// host sends to the next rank of the host and receives from the one before (world rank
+/// order, a ring), all at once after a barrier, each repetition in the next block of a
+/// buffer larger than a core's cache (`buffer_bytes`), as a collective over a large
+/// buffer reads and writes it. Within a host each such message is a copy, and the copies
+/// share the memory system: the collective model prices a round where more than two
+/// ranks of a host copy rendezvous data at once by it (the pairs' exchange probe measures
+/// two, on a buffer that stays in cache).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct ConcurrentExchange {
+    pub rank: u32,
+    /// The ranks of its host that exchanged at once (all of them).
+    pub host_ranks: u32,
+    /// Each send and receive buffer's size: the repetitions walk through it block by block.
+    pub buffer_bytes: u64,
+    pub points: Vec<ConcurrentPoint>,
+}
+
+/// One size of the concurrent exchange, on one rank.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct ConcurrentPoint {
+    pub size_bytes: u64,
+    /// The median of `exchange_reps_ns`.
+    pub exchange_ns: f64,
+    /// Each repetition: this rank's MPI_Sendrecv, from its start to its end.
+    pub exchange_reps_ns: Vec<f64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

@@ -4,6 +4,7 @@
 //! `run` orchestrates the pairs and rounds (`pairs`) and returns what this rank measured
 //! (`outcome`); `report` turns it into the report's sets.
 pub mod channels;
+pub mod concurrent;
 pub mod congestion;
 pub mod disturbance;
 pub mod engine;

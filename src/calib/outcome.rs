@@ -47,6 +47,8 @@ pub struct Outcome {
     pub off_cpu_share: Option<f64>,
     /// Largest share of the host's CPU time the hypervisor took while probing.
     pub steal_share: Option<f64>,
+    /// This rank's concurrent exchange, where it took part (`concurrent`).
+    pub concurrent: Option<super::concurrent::Measured>,
 }
 
 /// One pair's calibration, on its client.

@@ -21,6 +21,9 @@ pub fn fragment(o: &Outcome, me: u32, ns_per_tick: f64) -> (Calibration, Vec<Thr
         steal_share: o.steal_share,
         mpi,
         raw: raw_sets(o, me, ns_per_tick),
+        concurrent_exchanges: (o.concurrent.iter())
+            .map(|m| super::concurrent::report(m, me))
+            .collect(),
     };
     (calibration, thresholds)
 }

@@ -128,6 +128,11 @@ fn calibrate(comm: MPI_Comm, world: &World, s: &settings::Settings, out: &mut Ou
             channels::serve_pair(comm, peer, max_size, class == PeerClass::IntraNode);
         }
     }
+    // Every rank of a host at once (`concurrent`), where a host holds three or more.
+    let (concurrent, left_out) = super::concurrent::run(comm, world, max_size, end);
+    out.concurrent = concurrent;
+    // The same on every rank: said once.
+    out.warnings.extend(left_out.filter(|_| world.rank == 0));
     // All ranks agree on the outcome (the worst of all pairs) and on what the most
     // disturbed rank saw (see `disturbance`).
     let wall = crate::base::clock::monotonic_raw_ns().saturating_sub(t0);

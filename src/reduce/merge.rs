@@ -20,6 +20,7 @@ pub fn add(into: &mut Report, from: Report) {
     into.calibration.mpi.extend(from.calibration.mpi);
     into.thresholds.extend(from.thresholds);
     into.calibration.raw.extend(from.calibration.raw);
+    (into.calibration.concurrent_exchanges).extend(from.calibration.concurrent_exchanges);
     let mut cells = std::mem::take(&mut into.cells);
     cells.extend(from.cells);
     into.cells = merge_cells(&cells);

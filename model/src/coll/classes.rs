@@ -36,7 +36,9 @@ impl<'r> Classes<'r> {
         let complete = v.iter().enumerate().all(|(i, (k, _))| *k as usize == i);
         let hosts: std::collections::BTreeSet<&str> = v.iter().map(|x| x.1).collect();
         Classes {
-            intra: set_of(PeerClass::IntraNode).and_then(Prices::of),
+            intra: set_of(PeerClass::IntraNode)
+                .and_then(Prices::of)
+                .map(|p| p.with_concurrent(&r.calibration.concurrent_exchanges)),
             inter: set_of(PeerClass::InterNode).and_then(Prices::of),
             hosts: hosts.len(),
             host_of: if complete {

@@ -21,6 +21,7 @@
 mod buffers;
 mod classes;
 mod concurrent;
+pub mod crowd;
 pub mod fixed;
 mod measured;
 mod mpich_nodes;
@@ -326,6 +327,9 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
                     ));
                 }
             }
+            if across.is_none() {
+                notes.extend(p.crowd_note());
+            }
             let cfg = &r.collective_config;
             // A user-defined operation's reduction is priced by the job's own calls of
             // such operations (`user_op_ns`, per element, at the row's element size).
@@ -368,8 +372,14 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
             // Each member's exit, the members entering at `entries`, every parameter at
             // its interval's `bound`.
             let exits = |sch: &schedule::Schedule, entries: &[f64], bound: i32| {
+                // The concurrent exchange prices a host's copies where every member
+                // shares the host (its ranks at once are the host's, not the row's).
                 let (intra_at, inter_at) = (
-                    |b| p.at(b, bound),
+                    |b| {
+                        let mut q = p.at(b, bound);
+                        q.crowd = q.crowd.filter(|_| across.is_none());
+                        q
+                    },
                     across.as_ref().map(|a| move |b| a.0.at(b, bound)),
                 );
                 let member_hosts = across.as_ref().map_or(&[][..], |a| a.1.as_slice());
@@ -463,6 +473,8 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
     out
 }
 
+#[cfg(test)]
+mod crowd_tests;
 #[cfg(test)]
 mod exchange_tests;
 #[cfg(test)]

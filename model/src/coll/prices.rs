@@ -1,7 +1,8 @@
 //! One peer class's prices for the collective model: the calibration's measured points,
 //! interpolated, with a preemption's spikes taken out (`without_spikes`).
 use super::schedule::Price;
-use loggp_report::CalibrationSet;
+use super::sim::Crowd;
+use loggp_report::{CalibrationSet, ConcurrentExchange};
 
 /// One peer class's prices, from its calibration set.
 pub(super) struct Prices<'a> {
@@ -14,6 +15,12 @@ pub(super) struct Prices<'a> {
     /// The values `without_spikes` replaced, said in each row's note: "o_s at 4096 B:
     /// 229202 → 820 ns".
     pub(super) spikes: Vec<String>,
+    /// The concurrent exchange (`with_concurrent`): per size, the lowest, the mean and
+    /// the highest over the ranks that took part of each one's median, over the pair's
+    /// exchange at that size, by size.
+    crowd: Vec<(f64, [f64; 3])>,
+    /// The ranks of a host that exchanged at once in it (the most of any host).
+    crowd_ranks: f64,
 }
 
 /// Takes out the values a preemption made. A value is taken when it lies above twice
@@ -107,7 +114,63 @@ impl<'a> Prices<'a> {
             points,
             set,
             spikes,
+            crowd: vec![],
+            crowd_ranks: 0.0,
         })
+    }
+
+    /// These prices with the calibration's concurrent exchange (for the intra-node
+    /// class): each rendezvous copy of a round where more than two ranks of a host copy
+    /// at once is then priced by it (`sim::crowd_factor`).
+    pub(super) fn with_concurrent(mut self, c: &[ConcurrentExchange]) -> Self {
+        let mut by_size = std::collections::BTreeMap::<u64, Vec<f64>>::new();
+        for p in c.iter().flat_map(|e| &e.points) {
+            if p.exchange_ns.is_finite() && p.exchange_ns > 0.0 {
+                by_size.entry(p.size_bytes).or_default().push(p.exchange_ns);
+            }
+        }
+        self.crowd = (by_size.into_iter())
+            .filter_map(|(size, v)| {
+                let ex = self.at(size, 0).exchange_ns.filter(|&e| e > 0.0)?;
+                let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = v.iter().copied().fold(0.0, f64::max);
+                let mean = v.iter().sum::<f64>() / v.len() as f64;
+                Some((size as f64, [lo / ex, mean / ex, hi / ex]))
+            })
+            .collect();
+        self.crowd_ranks = c.iter().map(|e| e.host_ranks).max().unwrap_or(0) as f64;
+        self
+    }
+
+    /// The concurrent exchange over the pair's at `s` bytes (`k` 0, 1, 2: its lowest,
+    /// mean and highest rank): between the sizes it measured in a straight line in log
+    /// size, the nearest one's beyond them; None where not measured.
+    fn crowd_at(&self, s: f64, k: usize) -> Option<f64> {
+        let c = &self.crowd;
+        let (first, last) = (c.first()?, c.last()?);
+        if s <= first.0 {
+            return Some(first.1[k]);
+        }
+        if s >= last.0 {
+            return Some(last.1[k]);
+        }
+        let i = c.iter().position(|x| x.0 >= s)?;
+        let (a, b) = (c[i - 1], c[i]);
+        let t = (s.ln() - a.0.ln()) / (b.0.ln() - a.0.ln()).max(f64::EPSILON);
+        Some(a.1[k] + (b.1[k] - a.1[k]) * t)
+    }
+
+    /// What a row's note says of the concurrent exchange, where these prices have it.
+    pub(super) fn crowd_note(&self) -> Option<String> {
+        let ratios: Vec<String> = (self.crowd.iter())
+            .map(|&(size, [_, mean, _])| format!("{} KiB {:.2} ×", size / 1024.0, mean))
+            .collect();
+        (!ratios.is_empty()).then(|| format!(
+            "where more than two ranks of the host copy rendezvous data from different buffers at once, each copy is priced up to the calibration's concurrent exchange ({} ranks of the host at once, from buffers larger than a core's cache) over the pair's exchange: {}; in a straight line from two copies (1 ×) to {} (`calibration.concurrent_exchanges`)",
+            self.crowd_ranks,
+            ratios.join(", "),
+            self.crowd_ranks
+        ))
     }
 
     /// The price of `bytes`; `bound` −1, 0 or +1: every parameter at its interval's low
@@ -197,7 +260,16 @@ impl<'a> Prices<'a> {
                 }
             }
         }
+        // The concurrent exchange over the pair's at this size, at the bound's rank.
+        let crowd = (self.crowd_ranks > 2.0)
+            .then(|| self.crowd_at(s, (bound + 1).clamp(0, 2) as usize))
+            .flatten()
+            .map(|ratio| Crowd {
+                ratio: ratio.max(1.0),
+                ranks: self.crowd_ranks,
+            });
         Price {
+            crowd,
             end_to_end_ns: v[1],
             send_overhead_ns: v[2],
             recv_overhead_ns: v[3],
@@ -296,5 +368,75 @@ mod tests {
         // A dip is not a preemption's: it stays.
         let dip = [500.0, 510.0, 20.0, 530.0, 540.0];
         assert_eq!(without_spikes(&size, &dip).1, Vec::<usize>::new());
+    }
+
+    /// The concurrent exchange prices a size by its ratio to the pair's exchange: the
+    /// ratio is interpolated and held beyond the sizes measured, not the time (a 4 KiB
+    /// copy priced by 16 KiB's concurrent time over 4 KiB's exchange was 2.5 × too dear).
+    #[test]
+    fn the_concurrent_exchange_prices_by_its_ratio_to_the_pairs() {
+        use loggp_report::{ConcurrentExchange, ConcurrentPoint};
+        let point = |s: u64, ex: f64| Point {
+            size_bytes: s,
+            prtt_1_0_ns: Some(ex),
+            exchange_ns: Some(ex),
+            ..Default::default()
+        };
+        let set = CalibrationSet {
+            points: vec![
+                point(4096, 4000.0),
+                point(16384, 10000.0),
+                point(65536, 20000.0),
+            ],
+            ..Default::default()
+        };
+        let rank = |k: u32, at16: f64, at64: f64| ConcurrentExchange {
+            rank: k,
+            host_ranks: 8,
+            buffer_bytes: 4 << 20,
+            points: vec![
+                ConcurrentPoint {
+                    size_bytes: 16384,
+                    exchange_ns: at16,
+                    exchange_reps_ns: vec![at16],
+                },
+                ConcurrentPoint {
+                    size_bytes: 65536,
+                    exchange_ns: at64,
+                    exchange_reps_ns: vec![at64],
+                },
+            ],
+        };
+        // Ranks at 1.5 ×, 2 × and 2.5 × the pair's at 16 KiB; 3 ×, 4 ×, 5 × at 64 KiB.
+        let c = [
+            rank(0, 15000.0, 60000.0),
+            rank(1, 20000.0, 80000.0),
+            rank(2, 25000.0, 100000.0),
+        ];
+        let p = Prices::of(&set).unwrap().with_concurrent(&c);
+        let ratio = |b: u64, bound: i32| p.at(b, bound).crowd.map(|c| (c.ratio, c.ranks));
+        assert_eq!(ratio(16384, 0), Some((2.0, 8.0)));
+        assert_eq!(ratio(65536, 0), Some((4.0, 8.0)));
+        // Held beyond the sizes measured, and between them in a straight line in log size.
+        assert_eq!(ratio(4096, 0), Some((2.0, 8.0)));
+        assert_eq!(ratio(1 << 20, 0), Some((4.0, 8.0)));
+        assert_eq!(ratio(32768, 0), Some((3.0, 8.0)));
+        // The bounds: the lowest and the highest rank.
+        assert_eq!(ratio(16384, -1), Some((1.5, 8.0)));
+        assert_eq!(ratio(65536, 1), Some((5.0, 8.0)));
+        // None without it, or with no more than two ranks of a host at once.
+        assert_eq!(Prices::of(&set).unwrap().at(16384, 0).crowd, None);
+        let two = [ConcurrentExchange {
+            host_ranks: 2,
+            ..rank(0, 15000.0, 60000.0)
+        }];
+        assert_eq!(
+            Prices::of(&set)
+                .unwrap()
+                .with_concurrent(&two)
+                .at(16384, 0)
+                .crowd,
+            None
+        );
     }
 }

@@ -1,5 +1,7 @@
 //! A LogGP simulation of a collective's point-to-point schedule: each rank's clock, its
 //! CPU (o_s, o_r) and its injection gap (g + (s−1)G), message by message.
+use super::crowd::crowd_factor;
+pub use super::crowd::Crowd;
 /// One round: messages `(from, to, bytes)`, each rank's sends posted in the order listed,
 /// and the local reductions `(rank, bytes)` each rank makes once its round's receives
 /// are in. A rank starts its next round when all its sends and receives of this one are
@@ -78,6 +80,10 @@ pub struct Price {
     /// get, UCX's cma): the blocking probe's o_s is mostly waiting for that copy, and a
     /// sender that starts several at once (a linear Bcast's root) is not busy for it.
     pub post: Option<(f64, f64)>,
+    /// Every rank of the host copying at once, where measured (the calibration's
+    /// concurrent exchange) and the pair's ranks share a host with the row's other
+    /// members: see [`crowd_factor`].
+    pub crowd: Option<Crowd>,
 }
 
 /// The exchanges of a round, as index pairs into its messages: two ranks that send to
@@ -144,6 +150,40 @@ pub fn shared_copy_factor(p: &Price) -> f64 {
         }
         _ => 1.0,
     }
+}
+
+/// How many ranks copy rendezvous data from different buffers at once in a round: each
+/// rank that receives in one of its exchanges (`ex`), and of the other rendezvous
+/// messages the fewer of their distinct receivers and distinct senders (receivers that
+/// read one sender's buffer take turns at it, see the copies in `simulate_members_from`).
+pub(super) fn copies_at_once(
+    round: &Round,
+    ex: &[(usize, usize)],
+    n: usize,
+    price: &dyn Fn(u32, u32, u64) -> Price,
+) -> usize {
+    let in_exchange: std::collections::BTreeSet<usize> =
+        ex.iter().flat_map(|&(i, j)| [i, j]).collect();
+    let mut exchanging = 0;
+    let (mut senders, mut receivers) = (
+        std::collections::BTreeSet::new(),
+        std::collections::BTreeSet::new(),
+    );
+    for (i, &(from, to, bytes)) in round.msgs.iter().enumerate() {
+        if from == to || from as usize >= n || to as usize >= n {
+            continue;
+        }
+        if !price(from, to, bytes).rendezvous {
+            continue;
+        }
+        if in_exchange.contains(&i) {
+            exchanging += 1;
+        } else {
+            senders.insert(from);
+            receivers.insert(to);
+        }
+    }
+    exchanging + senders.len().min(receivers.len())
 }
 
 /// A message of a round as its receiver takes it in.
@@ -269,7 +309,16 @@ pub fn simulate_members_from(
         // before runs as the train does.
         let mut exchanged = vec![false; round.msgs.len()];
         let mut partner_now: Vec<Option<usize>> = vec![None; n];
-        for (i, j) in exchanges(round) {
+        let ex_pairs = exchanges(round);
+        // Where more than two ranks of the host copy at once, each copy takes longer
+        // (`crowd_factor`); only where measured.
+        let crowded = round.msgs.len() > 2 && price(0, 1, round.msgs[0].2).crowd.is_some();
+        let crowd = if crowded {
+            copies_at_once(round, &ex_pairs, n, price)
+        } else {
+            0
+        };
+        for (i, j) in ex_pairs {
             let (a, b) = (round.msgs[i].0, round.msgs[i].1);
             let (x, y) = (a as usize, b as usize);
             if x >= n || y >= n {
@@ -283,6 +332,7 @@ pub fn simulate_members_from(
             let Some(ex) = refill.or(isolated).or(p.exchange_ns) else {
                 continue;
             };
+            let ex = ex * crowd_factor(p.crowd, p.rendezvous, crowd);
             // An eager partner free `skew` earlier has sent its part already: the exchange
             // ends that much sooner, down to one message's end-to-end time (the later
             // side's message crossing alone). Both free together, it takes the measured
@@ -400,7 +450,7 @@ pub fn simulate_members_from(
             arrivals.push(Arrival {
                 to: d,
                 at: arrive,
-                recv_overhead_ns: o_r * copy,
+                recv_overhead_ns: o_r * copy * crowd_factor(p.crowd, p.rendezvous, crowd),
                 fin,
             });
         }

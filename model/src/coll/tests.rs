@@ -15,6 +15,7 @@ pub(super) fn flat(e2e: f64, o: f64, gap: f64) -> impl Fn(u32, u32, u64) -> Pric
         exchange_isolated_ns: None,
         one_way_isolated_ns: None,
         post: None,
+        crowd: None,
     }
 }
 

@@ -73,6 +73,7 @@ pub fn tables(r: &Report, with_bins: bool) -> Vec<Table> {
     v.extend(parameter_tables(r));
     v.extend(threshold_table(r));
     v.extend(pause_table(r));
+    v.extend(concurrent_table(r));
     v.extend(raw_tables(r));
     v.extend(model_check_table(r));
     v.extend(crate::advise::tables(r));

@@ -178,6 +178,56 @@ pub fn pause_table(r: &Report) -> Option<Table> {
     Some(t)
 }
 
+/// Every rank of a host copying at once (`Calibration::concurrent_exchanges`) against the
+/// pair's exchange probe, per size: what the collective model prices a crowded round by.
+pub fn concurrent_table(r: &Report) -> Option<Table> {
+    let c = &r.calibration.concurrent_exchanges;
+    let mut by_size = std::collections::BTreeMap::<u64, Vec<f64>>::new();
+    for p in c.iter().flat_map(|e| &e.points) {
+        by_size.entry(p.size_bytes).or_default().push(p.exchange_ns);
+    }
+    if by_size.is_empty() {
+        return None;
+    }
+    let pair = (r.calibration.mpi.iter())
+        .find(|s| s.peer_class == PeerClass::IntraNode && s.mode == Mode::Send);
+    let mut t = Table::new(
+        "Every rank of a host copying at once (the calibration's concurrent exchange)",
+        &[
+            "size (B)",
+            "ranks at once",
+            "pair's exchange",
+            "every rank at once",
+            "lowest … highest rank",
+            "× the pair's",
+        ],
+    );
+    let ranks = c.iter().map(|e| e.host_ranks).max().unwrap_or(0);
+    for (size, v) in by_size {
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(0.0, f64::max);
+        let ex = pair
+            .and_then(|s| s.points.iter().find(|p| p.size_bytes == size))
+            .and_then(|p| p.exchange_ns);
+        t.row(vec![
+            size.to_string(),
+            ranks.to_string(),
+            fmt_ns(ex),
+            fmt_ns(Some(mean)),
+            format!("{} … {}", fmt_ns(Some(lo)), fmt_ns(Some(hi))),
+            ex.filter(|&e| e > 0.0)
+                .map(|e| format!("{:.2}", mean / e))
+                .unwrap_or_else(|| "—".into()),
+        ]);
+    }
+    t.note = Some(format!(
+        "each rank of the host sends to the next and receives from the one before, all at once, each repetition from the next block of a {} MiB buffer (beyond a core's cache); the pair's exchange probe measures two copies at once from buffers in cache. The collective model prices a round where more than two ranks of a host copy rendezvous data at once by the ratio (the mean rank's; its interval from the lowest and the highest rank)",
+        c.first().map_or(4, |e| e.buffer_bytes >> 20)
+    ));
+    Some(t)
+}
+
 pub fn threshold_table(r: &Report) -> Option<Table> {
     if r.thresholds.is_empty() {
         return None;
@@ -366,4 +416,46 @@ pub fn model_check_table(r: &Report) -> Option<Table> {
             .into(),
     );
     Some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loggp_report::{CalibrationSet, ConcurrentExchange, ConcurrentPoint, Point};
+
+    /// The concurrent exchange's table: the mean rank over the pair's exchange at each
+    /// size, the lowest and the highest rank; none without it.
+    #[test]
+    fn the_concurrent_exchange_is_shown_against_the_pairs() {
+        let mut r = Report::default();
+        assert!(concurrent_table(&r).is_none());
+        r.calibration.mpi.push(CalibrationSet {
+            peer_class: PeerClass::IntraNode,
+            mode: Mode::Send,
+            points: vec![Point {
+                size_bytes: 262144,
+                exchange_ns: Some(50_000.0),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        let rank = |k: u32, ns: f64| ConcurrentExchange {
+            rank: k,
+            host_ranks: 3,
+            buffer_bytes: 4 << 20,
+            points: vec![ConcurrentPoint {
+                size_bytes: 262144,
+                exchange_ns: ns,
+                exchange_reps_ns: vec![ns],
+            }],
+        };
+        r.calibration.concurrent_exchanges =
+            vec![rank(0, 100_000.0), rank(1, 120_000.0), rank(2, 110_000.0)];
+        let t = concurrent_table(&r).expect("a table");
+        assert_eq!(t.rows.len(), 1);
+        let row = &t.rows[0];
+        assert_eq!((row[0].as_str(), row[1].as_str()), ("262144", "3"));
+        assert_eq!(row[5], "2.20");
+        assert!(row[4].contains('…'), "{row:?}");
+    }
 }
