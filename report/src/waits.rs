@@ -141,7 +141,9 @@ pub struct CollectiveSplit {
     pub element_bytes: Option<u64>,
     /// The matched blocking calls split by the pause before them: a call some member
     /// entered at least [`PAUSE_NS`] after it left its previous call of the same function
-    /// on the same communicator, against the others (back to back). An MPI call whose code
+    /// on the same communicator, the time it spent inside other blocking collective calls
+    /// since taken out (a member waiting in the next barrier is inside MPI, not away from
+    /// it), against the others (back to back). An MPI call whose code
     /// has not run for a while costs more than back to back, and the LogGP price is
     /// measured back to back. `null` in reports of earlier versions, and for nonblocking
     /// and neighbourhood collectives (their pauses are not gathered). A member's first call

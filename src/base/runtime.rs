@@ -158,9 +158,12 @@ pub struct ThreadState {
     /// The ticks those probe calls took, together.
     pub probe_polled_ticks: Cell<u64>,
     /// Per collective channel (function and communicator: `samples::coll_channel`),
-    /// direct-mapped by its hash: the channel and the exit of this thread's last call
-    /// there, from which the next call's pause is timed (`hooks::coll::pause_since_last`).
-    pub coll_exits: [Cell<(u64, u64)>; COLL_EXITS],
+    /// direct-mapped by its hash: the channel, the exit of this thread's last call there,
+    /// and `coll_ticks` at that exit, from which the next call's pause is timed
+    /// (`hooks::coll::pause_since_last`).
+    pub coll_exits: [Cell<(u64, u64, u64)>; COLL_EXITS],
+    /// The ticks this thread has spent inside blocking collective calls, together.
+    pub coll_ticks: Cell<u64>,
 }
 
 /// Entries of [`ThreadState::coll_exits`]: a job's collective channels are seldom more;
@@ -180,7 +183,8 @@ thread_local! {
             polled_ticks: Cell::new(0),
             probe_polled: Cell::new((0, 0)),
             probe_polled_ticks: Cell::new(0),
-            coll_exits: [const { Cell::new((0, 0)) }; COLL_EXITS],
+            coll_exits: [const { Cell::new((0, 0, 0)) }; COLL_EXITS],
+            coll_ticks: Cell::new(0),
         }
     };
 }

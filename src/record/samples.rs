@@ -80,7 +80,8 @@ pub fn poll_parts(word: u64) -> Option<(u64, u64)> {
 /// bytes | op << 48 | func << 56, wait, pause]` (bytes below 2^48, `op` see
 /// [`op_meta`]). Blocking: entry = wait = the call's entry, exit its exit, pause = the
 /// ticks since this thread's previous call of the collective on its communicator left
-/// it + 1 (`hooks::coll::pause_since_last`; 0: not known). Nonblocking: entry =
+/// it, less those inside other blocking collectives since, + 1
+/// (`hooks::coll::pause_since_last`; 0: not known). Nonblocking: entry =
 /// the start's (MPI_Iallreduce, …) entry, wait = the entry of the call that completed it
 /// (the first of the Test calls that polled for it), exit = its completion, pause 0.
 pub type Coll = [u64; COLL_WORDS];

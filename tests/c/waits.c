@@ -33,6 +33,9 @@
  *                about i*2D after rank 0's.
  * coll_pause:    60 MPI_Allreduce (8 B) after two of 32 B; before every third, one rank
  *                in turn computes D (the others enter at once): 20 calls after a pause.
+ * coll_busy:     60 MPI_Reduce (8 B, to rank 0) each after an MPI_Barrier, under a
+ *                user-defined operation that computes D where it runs (rank 0): the
+ *                others wait inside the next MPI_Barrier, none away from MPI.
  * pingpong:      1000 round trips of 8 B between ranks 0 and 1.
  * exchange_waitall, exchange_sendrecv: 400 exchanges of 1 KiB between ranks 0 and 1,
  *                each an MPI_Irecv and an MPI_Isend completed by one MPI_Waitall, or one
@@ -73,6 +76,14 @@ static void compute(double ns, int sleep) {
   }
   while (now_ns() < end) {
   }
+}
+
+/* coll_busy's operation: a sum that computes `busy_ns` first, where it runs. */
+static double busy_ns;
+static void busy_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
+  (void)type;
+  compute(busy_ns, 0);
+  for (int i = 0; i < *len; i++) ((double *)inout)[i] += ((double *)in)[i];
 }
 
 static int cmp(const void *a, const void *b) {
@@ -557,6 +568,58 @@ int main(int argc, char **argv) {
       printf("TRUTH after_pause_gap_median_ns %.0f\n", paused_gap[n_paused / 2]);
     }
     free(all);
+    free(gaps);
+  } else if (!strcmp(c, "coll_busy")) {
+    /* 60 one-double MPI_Reduce calls to rank 0, each after an MPI_Barrier, under
+     * `busy_sum`: rank 0 spends D inside each MPI_Reduce combining the others' values,
+     * and the others, out of theirs at once, wait about as long inside the next
+     * MPI_Barrier. Truth: the calls some rank entered after 100 us or more away from MPI
+     * since it left its MPI_Reduce before (its time outside both calls), and the calls
+     * some rank entered 100 us or more after leaving its MPI_Reduce before (inside the
+     * MPI_Barrier or not). */
+    double x = rank, y = 0, x4[4] = {0}, y4[4], before, b_in[60], b_out[60];
+    MPI_Op busy;
+    busy_ns = d;
+    MPI_Op_create(busy_sum, 1, &busy);
+    calls = 60;
+    /* Two calls of another size first (another row), as in coll_pause. */
+    MPI_Reduce(x4, y4, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(x4, y4, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    before = now_ns();
+    for (int i = 0; i < calls; i++) {
+      b_in[i] = now_ns();
+      MPI_Barrier(MPI_COMM_WORLD);
+      b_out[i] = now_ns();
+      in[i] = now_ns();
+      MPI_Reduce(&x, &y, 1, MPI_DOUBLE, busy, 0, MPI_COMM_WORLD);
+      out[i] = now_ns();
+    }
+    MPI_Op_free(&busy);
+    double away[60], gap[60];
+    for (int i = 0; i < calls; i++) {
+      double prev = i ? out[i - 1] : before;
+      away[i] = (b_in[i] - prev) + (in[i] - b_out[i]);
+      gap[i] = in[i] - prev;
+    }
+    double *aways = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
+    double *gaps = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
+    MPI_Gather(away, calls, MPI_DOUBLE, aways, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(gap, calls, MPI_DOUBLE, gaps, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      int paused = 0, apart = 0;
+      for (int i = 0; i < calls; i++) {
+        double longest_away = 0, longest_gap = 0;
+        for (int r = 0; r < size; r++) {
+          if (aways[r * calls + i] > longest_away) longest_away = aways[r * calls + i];
+          if (gaps[r * calls + i] > longest_gap) longest_gap = gaps[r * calls + i];
+        }
+        paused += longest_away >= 1e5;
+        apart += longest_gap >= 1e5;
+      }
+      printf("TRUTH calls_after_pause %d\n", paused);
+      printf("TRUTH calls_apart %d\n", apart);
+    }
+    free(aways);
     free(gaps);
   } else if (!strcmp(c, "pingpong")) {
     /* Truth: the pong's time from rank 1's send to rank 0's receive returning. */

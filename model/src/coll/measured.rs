@@ -55,7 +55,7 @@ impl Measured {
         };
         let probe = probe.map_or(String::new(), |p| format!("; {p}"));
         Some(format!(
-            "{calls} of {} matched calls came at least {:.0} µs after the member's previous call of this collective{cost}: an MPI call whose code has not run for a while costs more than back to back, where the model's parameters are measured ({how}){probe}",
+            "{calls} of {} matched calls came at least {:.0} µs away from the collectives after the member's previous call of this collective{cost}: an MPI call whose code has not run for a while costs more than back to back, where the model's parameters are measured ({how}){probe}",
             calls + back,
             loggp_report::PAUSE_NS / 1e3
         ))

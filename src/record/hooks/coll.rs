@@ -68,22 +68,33 @@ pub(crate) fn reduction(
 
 /// The pause before a blocking collective call entered at `t0`: the ticks since this
 /// thread's last call of the same function on the same communicator (`channel`) left
-/// it, + 1 (0: not known: the first call there, or another channel took its entry since);
-/// the call's exit `t1` is kept for the next. An MPI call whose code has not run for a
-/// while costs more than back to back: on this VM an 8-byte MPI_Send took 43 ns back to
-/// back, 216 ns after 100 µs away from MPI and 1.4 µs after 1 ms (Open MPI vader), where
-/// a raw shared-memory round trip moved from 275 to 306 ns (`bench/after_pause.c`,
-/// `bench/after_pause_raw.c`); and LAMMPS's 16-byte MPI_Allreduce, once per thermo output
-/// 37 ms apart, cost 10 µs though another MPI call had left 12–18 µs before it. The
-/// time split tells those calls apart (`loggp_report::AfterPause`).
+/// it, less those spent inside other blocking collective calls since, + 1 (0: not known:
+/// the first call there, or another channel took its entry since); the call's exit `t1`
+/// is kept for the next. An MPI call whose code has not run for a while costs more than
+/// back to back: on this VM an 8-byte MPI_Send took 43 ns back to back, 216 ns after
+/// 100 µs away from MPI and 1.4 µs after 1 ms (Open MPI vader), where a raw shared-memory
+/// round trip moved from 275 to 306 ns (`bench/after_pause.c`, `bench/after_pause_raw.c`);
+/// and LAMMPS's 16-byte MPI_Allreduce, once per thermo output 37 ms apart, cost 10 µs
+/// though another MPI call (point to point) had left 12–18 µs before it. The time split
+/// tells those calls apart (`loggp_report::AfterPause`).
+///
+/// Why the other collectives' time is taken out: a member that leaves a collective early
+/// waits for the others in the next one (a barrier), inside MPI, not away from it. On a
+/// 16-core VM (2026-11-29, `tests/c/coll_model.c`, each call after an MPI_Barrier) every
+/// matched call of 16 ranks' 256 KiB Alltoall was counted after a pause that way
+/// (`tests/waits.rs::time_inside_other_collectives_is_no_pause`).
 #[inline(always)]
 fn pause_since_last(comm_id: u64, func: u8, t0: u64, t1: u64) -> u64 {
     let channel = samples::coll_channel(comm_id, func);
     THREAD.with(|t| {
+        let before = t.coll_ticks.get();
+        let after = before.wrapping_add(t1.wrapping_sub(t0));
+        t.coll_ticks.set(after);
         let e = &t.coll_exits[exit_slot(comm_id, func)];
-        let (key, exit) = e.replace((channel, t1));
+        let (key, exit, ticks_then) = e.replace((channel, t1, after));
         if key == channel && exit != 0 {
-            t0.saturating_sub(exit) + 1
+            let inside = before.wrapping_sub(ticks_then);
+            t0.saturating_sub(exit).saturating_sub(inside) + 1
         } else {
             0
         }
@@ -301,25 +312,31 @@ mod tests {
     use super::*;
 
     /// Calls of collectives that alternate on one communicator each time their pause since
-    /// their own last call; the first call of each has none.
+    /// their own last call, the time inside the others taken out; the first call of each
+    /// has none.
     #[test]
     fn alternating_collectives_each_keep_their_pause() {
         let (barrier, bcast, allreduce) = (1u8, 2u8, 17u8);
         let comm = 0x1234_5678_9abc_def1;
         let mut t = 1000;
-        let mut call = |func: u8, pause: u64| {
-            let got = pause_since_last(comm, func, t, t + 10);
-            t += 10 + pause;
+        let mut call = |func: u8, inside: u64, pause: u64| {
+            let got = pause_since_last(comm, func, t, t + inside);
+            t += inside + pause;
             got
         };
-        assert_eq!(call(barrier, 100), 0);
-        assert_eq!(call(bcast, 100), 0);
-        assert_eq!(call(allreduce, 100), 0);
-        // Each since its own last exit: two other calls (10 ticks each) and three gaps.
-        assert_eq!(call(barrier, 100), 2 * 10 + 3 * 100 + 1);
-        assert_eq!(call(bcast, 100), 2 * 10 + 3 * 100 + 1);
-        assert_eq!(call(allreduce, 5), 2 * 10 + 3 * 100 + 1);
-        assert_eq!(call(allreduce, 0), 5 + 1);
+        assert_eq!(call(barrier, 10, 100), 0);
+        assert_eq!(call(bcast, 10, 100), 0);
+        assert_eq!(call(allreduce, 10, 100), 0);
+        // Each since its own last exit: three gaps away from the collectives (the two
+        // other calls in between, 10 ticks each, were inside them).
+        assert_eq!(call(barrier, 10, 100), 3 * 100 + 1);
+        assert_eq!(call(bcast, 10, 100), 3 * 100 + 1);
+        assert_eq!(call(allreduce, 10, 5), 3 * 100 + 1);
+        assert_eq!(call(allreduce, 10, 0), 5 + 1);
+        // A long wait inside a barrier between two calls of a Bcast is no pause: the
+        // Bcast's is its 100 + 5 ticks away since its last call.
+        assert_eq!(call(barrier, 5000, 0), 2 * 100 + 5 + 1);
+        assert_eq!(call(bcast, 10, 0), 100 + 5 + 1);
         // The functions of one communicator never share an entry.
         let slots: std::collections::BTreeSet<usize> =
             (0..COLL_EXITS as u8).map(|f| exit_slot(comm, f)).collect();

@@ -73,7 +73,7 @@ pub fn model_table(r: &Report) -> Option<Table> {
         t.row(row);
     }
     let after = if pauses {
-        format!("; after a pause: the matched calls some member entered at least {:.0} µs after its previous call of the collective, and their median cost, which measured leaves out where 5 or more others came back to back (an MPI call whose code has not run for a while costs more than back to back, where the LogGP parameters are measured)", loggp_report::PAUSE_NS / 1e3)
+        format!("; after a pause: the matched calls some member entered at least {:.0} µs after its previous call of the collective, its time inside other collectives since taken out, and their median cost, which measured leaves out where 5 or more others came back to back (an MPI call whose code has not run for a while costs more than back to back, where the LogGP parameters are measured)", loggp_report::PAUSE_NS / 1e3)
     } else {
         String::new()
     };
