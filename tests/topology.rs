@@ -435,7 +435,7 @@ fn run_two_hosts_mpich(
 ) -> std::process::Output {
     let xs: String = env.iter().map(|(k, v)| format!(" -genv {k} {v}")).collect();
     let cmd = format!(
-        "timeout 240 mpiexec.hydra -launcher ssh -launcher-exec /tmp/loggp-nsrsh-hydra \
+        "timeout 120 mpiexec.hydra -launcher ssh -launcher-exec /tmp/loggp-nsrsh-hydra \
          -hosts lg-h1,lg-h2 -np 2 -genv UCX_TLS tcp,self -genv LD_PRELOAD {}{xs} {}",
         Mpi::Mpich.shim().display(),
         app
@@ -467,6 +467,7 @@ fn collectives_across_two_hosts(mpi: Mpi) {
     let prog = compile(mpi, "coll_model.c", &[]);
     let mut ratios = vec![];
     let mut barriers_held = 0;
+    let mut hung = vec![];
     let cc = Command::new("ip")
         .args(["netns", "exec", "lg-h1", "cat"])
         .arg("/proc/sys/net/ipv4/tcp_congestion_control")
@@ -485,8 +486,20 @@ fn collectives_across_two_hosts(mpi: Mpi) {
                     ("LOGGP_CALIBRATE_BUDGET_MS", "6000"),
                 ];
                 let o = run_two_hosts_mpich(&env, &app, &dir);
-                assert!(o.status.success(), "{}", stderr(&o));
-                read_report(&dir.join(&name))
+                // MPICH 4.0 over UCX's tcp can hang in its MPI_Finalize, with or without
+                // loggp (README; `raw::mpich_over_ucx_tcp_measures_uct_tcp_and_finalizes`
+                // allows one of four): a job killed there has written its report before
+                // (fresh-clone rehearsal at a90d7fe: one such job ran into the timeout
+                // with nothing on stderr). One of the three may; its report must be
+                // complete.
+                let r = read_report(&dir.join(&name));
+                if !o.status.success() {
+                    assert!(r.job.complete, "job {k}: {}", stderr(&o));
+                    hung.push(k);
+                    assert!(hung.len() <= 1, "jobs {hung:?} of 3 did not end");
+                    println!("job {k} did not end (in MPICH's Finalize, after loggp's)");
+                }
+                r
             }
         };
         assert_eq!(r.collective_model.len(), 7, "{:?}", r.collective_model);

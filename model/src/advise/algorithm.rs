@@ -330,7 +330,10 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
             continue;
         };
         // Not advised where more than two ranks copy rendezvous data from different
-        // buffers at once: the model prices them as two, low where memory is the limit.
+        // buffers at once: the model prices them as two, low where memory is the limit,
+        // or, where the calibration ran its concurrent exchange, by it, which still
+        // priced some such rounds low (a 16-core VM: a linear Alltoall of 256 KiB on 8
+        // ranks at 0.62 × its cost).
         let busy = rows
             .iter()
             .filter_map(|x| crate::coll::concurrent_rendezvous(r, x, &c.algorithm))
@@ -347,7 +350,12 @@ fn one(r: &Report, function: String, comm_size: u32, rows: &[&CollectiveModel]) 
         }
     }
     // Said, but no bar to advising the cheapest of the others, which saves as priced.
-    let contended = (!contended.is_empty()).then(|| format!("not priced for advice: {} (in their rounds more than two ranks of one host copy rendezvous data from different buffers at once, sharing its memory system; the calibration measures two at once, and the model's price for more is low)", contended.join(", ")));
+    let how = if r.calibration.concurrent_exchanges.is_empty() {
+        "the calibration measures two at once, and the model's price for more is low"
+    } else {
+        "the model prices them by the calibration's concurrent exchange, which has priced such rounds low"
+    };
+    let contended = (!contended.is_empty()).then(|| format!("not priced for advice: {} (in their rounds more than two ranks of one host copy rendezvous data from different buffers at once, sharing its memory system; {how})", contended.join(", ")));
     let Some((name, t, force)) = best else {
         a.notes.extend(untrusted.into_iter().map(|(_, e)| e));
         a.notes.extend(contended);
