@@ -86,6 +86,14 @@ static void busy_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
   for (int i = 0; i < *len; i++) ((double *)inout)[i] += ((double *)in)[i];
 }
 
+/* Each rank's `calls` values gathered on rank 0, rank after rank (NULL on the others; the
+ * caller frees it). */
+static double *gathered(const double *v, int calls, int rank, int size) {
+  double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
+  MPI_Gather(v, calls, MPI_DOUBLE, all, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return all;
+}
+
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -452,10 +460,8 @@ int main(int argc, char **argv) {
       out[i] = now_ns();
     }
     if (persistent) MPI_Request_free(&pr);
-    double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
-    double *all2 = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
-    MPI_Gather(in, calls, MPI_DOUBLE, all, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    MPI_Gather(in2, calls, MPI_DOUBLE, all2, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double *all = gathered(in, calls, rank, size);
+    double *all2 = gathered(in2, calls, rank, size);
     if (rank == 0) {
       double wait = 0, in_wait = 0;
       int n_colls = 0;
@@ -537,10 +543,8 @@ int main(int argc, char **argv) {
     /* Each rank's gap before each call: from its exit of the call before. */
     double gap[60];
     for (int i = 0; i < calls; i++) gap[i] = in[i] - (i ? out[i - 1] : before);
-    double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
-    double *gaps = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
-    MPI_Gather(in, calls, MPI_DOUBLE, all, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    MPI_Gather(gap, calls, MPI_DOUBLE, gaps, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double *all = gathered(in, calls, rank, size);
+    double *gaps = gathered(gap, calls, rank, size);
     if (rank == 0) {
       double paused[60], back[60], paused_gap[60];
       int n_paused = 0, n_back = 0, near = 0;
@@ -601,10 +605,8 @@ int main(int argc, char **argv) {
       away[i] = (b_in[i] - prev) + (in[i] - b_out[i]);
       gap[i] = in[i] - prev;
     }
-    double *aways = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
-    double *gaps = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
-    MPI_Gather(away, calls, MPI_DOUBLE, aways, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    MPI_Gather(gap, calls, MPI_DOUBLE, gaps, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double *aways = gathered(away, calls, rank, size);
+    double *gaps = gathered(gap, calls, rank, size);
     if (rank == 0) {
       int paused = 0, apart = 0;
       for (int i = 0; i < calls; i++) {
