@@ -60,7 +60,7 @@ pub struct ConcurrentExchange {
 #[serde(default)]
 pub struct ConcurrentPoint {
     pub size_bytes: u64,
-    /// The median of `exchange_reps_ns`.
+    /// The median of `exchange_reps_ns` (of an even count, the mean of the middle two).
     pub exchange_ns: f64,
     /// Each repetition: this rank's MPI_Sendrecv, from its start to its end.
     pub exchange_reps_ns: Vec<f64>,

@@ -154,14 +154,10 @@ pub fn report(m: &Measured, rank: u32) -> loggp_report::ConcurrentExchange {
         host_ranks: m.host_ranks,
         buffer_bytes: BUFFER_BYTES as u64,
         points: (m.points.iter())
-            .map(|(size, reps)| {
-                let mut v = reps.clone();
-                v.sort_by(f64::total_cmp);
-                loggp_report::ConcurrentPoint {
-                    size_bytes: *size as u64,
-                    exchange_ns: v.get(v.len() / 2).copied().unwrap_or(0.0),
-                    exchange_reps_ns: reps.clone(),
-                }
+            .map(|(size, reps)| loggp_report::ConcurrentPoint {
+                size_bytes: *size as u64,
+                exchange_ns: loggp_model::stats::median(reps).unwrap_or(0.0),
+                exchange_reps_ns: reps.clone(),
             })
             .collect(),
     }

@@ -123,22 +123,14 @@ impl<'a> Prices<'a> {
     /// class): each rendezvous copy of a round where more than two ranks of a host copy
     /// at once is then priced by it (`sim::crowd_factor`).
     pub(super) fn with_concurrent(mut self, c: &[ConcurrentExchange]) -> Self {
-        let mut by_size = std::collections::BTreeMap::<u64, Vec<f64>>::new();
-        for p in c.iter().flat_map(|e| &e.points) {
-            if p.exchange_ns.is_finite() && p.exchange_ns > 0.0 {
-                by_size.entry(p.size_bytes).or_default().push(p.exchange_ns);
-            }
-        }
-        self.crowd = (by_size.into_iter())
-            .filter_map(|(size, v)| {
+        let (rows, ranks) = super::crowd::by_size(c);
+        self.crowd = (rows.into_iter())
+            .filter_map(|(size, [lo, mean, hi])| {
                 let ex = self.at(size, 0).exchange_ns.filter(|&e| e > 0.0)?;
-                let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-                let hi = v.iter().copied().fold(0.0, f64::max);
-                let mean = v.iter().sum::<f64>() / v.len() as f64;
                 Some((size as f64, [lo / ex, mean / ex, hi / ex]))
             })
             .collect();
-        self.crowd_ranks = c.iter().map(|e| e.host_ranks).max().unwrap_or(0) as f64;
+        self.crowd_ranks = ranks as f64;
         self
     }
 

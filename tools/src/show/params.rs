@@ -182,10 +182,7 @@ pub fn pause_table(r: &Report) -> Option<Table> {
 /// pair's exchange probe, per size: what the collective model prices a crowded round by.
 pub fn concurrent_table(r: &Report) -> Option<Table> {
     let c = &r.calibration.concurrent_exchanges;
-    let mut by_size = std::collections::BTreeMap::<u64, Vec<f64>>::new();
-    for p in c.iter().flat_map(|e| &e.points) {
-        by_size.entry(p.size_bytes).or_default().push(p.exchange_ns);
-    }
+    let (by_size, ranks) = loggp_model::coll::crowd::by_size(c);
     if by_size.is_empty() {
         return None;
     }
@@ -202,11 +199,7 @@ pub fn concurrent_table(r: &Report) -> Option<Table> {
             "× the pair's",
         ],
     );
-    let ranks = c.iter().map(|e| e.host_ranks).max().unwrap_or(0);
-    for (size, v) in by_size {
-        let mean = v.iter().sum::<f64>() / v.len() as f64;
-        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = v.iter().copied().fold(0.0, f64::max);
+    for (size, [lo, mean, hi]) in by_size {
         let ex = pair
             .and_then(|s| s.points.iter().find(|p| p.size_bytes == size))
             .and_then(|p| p.exchange_ns);
