@@ -118,104 +118,6 @@ fn four_ranks_two_a_host(app: &str, dir: &std::path::Path, name: &str) -> loggp_
     r
 }
 
-/// Ground truth §2: tbf at 200 Mbit/s fixes G (8 bits / 200 Mbit/s = 40 ns per byte of
-/// payload, about 41.8 with TCP/IP and Ethernet framing), and btl_tcp_eager_limit fixes
-/// the switch (65536 including the header).
-#[test]
-fn tcp_at_200_mbit_gives_g_and_the_eager_limit() {
-    let Some(_hosts) = Hosts::up_at(Some("200mbit")) else {
-        return;
-    };
-    let dir = scratch("topology_tcp");
-    let prog = compile(Mpi::OpenMpi, "init_only.c", &[]);
-    let report = dir.join("r.json");
-    let rep = report.display().to_string();
-    let env = [
-        ("LOGGP_REPORT", rep.as_str()),
-        ("LOGGP_CALIBRATE_MAX_BYTES", "131072"),
-        ("LOGGP_CALIBRATE_BUDGET_MS", "120000"),
-    ];
-    let o = run_two_hosts(
-        "lg-h1,lg-h2",
-        "-np 2",
-        &env,
-        &prog.display().to_string(),
-        &dir,
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = read_report(&report);
-    assert_eq!(r.calibration.status, "done");
-    let t = r
-        .thresholds
-        .iter()
-        .find(|t| t.peer_class == "inter_node" && t.mode == "send")
-        .expect("inter_node threshold");
-    // Where the repeated probes around the switch disagreed, the bracket it gives (CI-like
-    // run at 8e5e902: "not exact", 65153 in [60097, 84990], the budget thinning the
-    // schedule above 42 KB to one size in four).
-    let found = t.active_bytes.expect("the TCP eager switch") as i64;
-    limit_holds(t, found, 65536 - 128..=65536, "inter_node send");
-    assert_eq!(
-        t.mpi_t.as_ref().map(|m| (m.name.as_str(), m.value)),
-        Some(("btl_tcp_eager_limit", 65536))
-    );
-    let set = r
-        .calibration
-        .mpi
-        .iter()
-        .find(|s| s.peer_class == "inter_node")
-        .unwrap();
-    let above = set
-        .ranges
-        .iter()
-        .find(|x| x.size_lo_bytes == found as u64 + 1)
-        .expect("range above the limit");
-    let g = above.gap_per_byte_ns.unwrap();
-    let link = 8.0 / 200e6 * 1e9 * 1.045; // ns per byte with framing
-    assert!((g - link).abs() / link < 0.10, "G {g} ns/B against {link}");
-    // Issue 5: raw TCP beneath MPI between the same pair (auto: verbs says why not).
-    let raw = |t: &str| {
-        r.calibration
-            .raw
-            .iter()
-            .find(|x| x.transport == t && x.peer_class == "inter_node")
-    };
-    let verbs = raw("verbs").expect("verbs status");
-    assert!(
-        verbs.status.starts_with("unavailable: "),
-        "{}",
-        verbs.status
-    );
-    let tcp = raw("tcp").expect("raw tcp set");
-    assert_eq!(tcp.status, "done");
-    // The largest sizes' range with a G; a narrow last range may leave G null (with
-    // its note), as no slope can be fitted over it.
-    let last = tcp.ranges.last().expect("raw tcp ranges");
-    assert!(
-        last.gap_per_byte_ns.is_some() || last.note.is_some(),
-        "{last:?}"
-    );
-    let raw_g = tcp
-        .ranges
-        .iter()
-        .rev()
-        .find_map(|x| x.gap_per_byte_ns)
-        .unwrap_or_else(|| panic!("no raw tcp range with a G: {:?}", tcp.ranges));
-    eprintln!("G: MPI {g:.2} ns/B, raw tcp {raw_g:.2} ns/B, link {link:.2} ns/B");
-    assert!(
-        (raw_g - link).abs() / link < 0.10,
-        "raw tcp G {raw_g} against {link}"
-    );
-    assert!(
-        (g - raw_g).abs() / raw_g < 0.10,
-        "MPI G {g} against raw tcp {raw_g}"
-    );
-    assert!(r
-        .mpi_overhead
-        .iter()
-        .any(|o| o.transport == "tcp" && o.size_hi_bytes >= 131072));
-}
-
 #[test]
 fn ranks_on_two_hosts_are_inter_node_and_self_is_self() {
     let Some(_hosts) = Hosts::up() else { return };
@@ -435,7 +337,7 @@ fn run_two_hosts_mpich(
 ) -> std::process::Output {
     let xs: String = env.iter().map(|(k, v)| format!(" -genv {k} {v}")).collect();
     let cmd = format!(
-        "timeout 120 mpiexec.hydra -launcher ssh -launcher-exec /tmp/loggp-nsrsh-hydra \
+        "timeout 60 mpiexec.hydra -launcher ssh -launcher-exec /tmp/loggp-nsrsh-hydra \
          -hosts lg-h1,lg-h2 -np 2 -genv UCX_TLS tcp,self -genv LD_PRELOAD {}{xs} {}",
         Mpi::Mpich.shim().display(),
         app
@@ -666,8 +568,14 @@ fn collectives_on_split_communicators_are_priced_by_their_members_hosts() {
 /// per octave, three modes, raw TCP) between two hosts over 200 Mbit/s: before, a warm-up
 /// burst at 16 MiB alone took 21 s and sizes above 1 MiB minutes each. Now the schedule
 /// thins where sizes get slow and stops growing where the next size would not fit, says
-/// where and why, and the calibration ends within its 60 s budget with the TCP eager
-/// limit found and G within 10 % of the link.
+/// where and why, and the calibration ends within its 60 s budget.
+///
+/// Ground truth §2, from the same job: tbf at 200 Mbit/s fixes G (8 bits / 200 Mbit/s =
+/// 40 ns per byte of payload, about 41.8 with TCP/IP and Ethernet framing), for MPI and
+/// for raw TCP between the same pair, and btl_tcp_eager_limit fixes the switch (65536
+/// including the header), named through MPI_T. (A quick calibration to 128 KiB checked
+/// the same in a job of its own, 40 s; the full one measures every size it did, to
+/// 370 KB, so one job of the two is kept.)
 #[test]
 fn full_calibration_over_a_slow_link_holds_its_budget() {
     let Some(_hosts) = Hosts::up_at(Some("200mbit")) else {
@@ -720,8 +628,56 @@ fn full_calibration_over_a_slow_link_holds_its_budget() {
         .rev()
         .find_map(|x| x.gap_per_byte_ns)
         .expect("a range with G");
-    let link = 8.0 / 200e6 * 1e9 * 1.045;
+    let link = 8.0 / 200e6 * 1e9 * 1.045; // ns per byte with framing
     assert!((g - link).abs() / link < 0.10, "G {g} ns/B against {link}");
+    assert_eq!(
+        t.mpi_t.as_ref().map(|m| (m.name.as_str(), m.value)),
+        Some(("btl_tcp_eager_limit", 65536))
+    );
+    // Issue 5: raw TCP beneath MPI between the same pair (auto: verbs says why not).
+    let raw = |t: &str| {
+        c.raw
+            .iter()
+            .find(|x| x.transport == t && x.peer_class == "inter_node")
+    };
+    let verbs = raw("verbs").expect("verbs status");
+    assert!(
+        verbs.status.starts_with("unavailable: "),
+        "{}",
+        verbs.status
+    );
+    let tcp = raw("tcp").expect("raw tcp set");
+    assert!(
+        tcp.status == "done" || tcp.status.starts_with("stopped: "),
+        "{}",
+        tcp.status
+    );
+    // The largest sizes' range with a G; a narrow last range may leave G null (with
+    // its note), as no slope can be fitted over it.
+    let last = tcp.ranges.last().expect("raw tcp ranges");
+    assert!(
+        last.gap_per_byte_ns.is_some() || last.note.is_some(),
+        "{last:?}"
+    );
+    let raw_g = tcp
+        .ranges
+        .iter()
+        .rev()
+        .find_map(|x| x.gap_per_byte_ns)
+        .unwrap_or_else(|| panic!("no raw tcp range with a G: {:?}", tcp.ranges));
+    eprintln!("G: MPI {g:.2} ns/B, raw tcp {raw_g:.2} ns/B, link {link:.2} ns/B");
+    assert!(
+        (raw_g - link).abs() / link < 0.10,
+        "raw tcp G {raw_g} against {link}"
+    );
+    assert!(
+        (g - raw_g).abs() / raw_g < 0.10,
+        "MPI G {g} against raw tcp {raw_g}"
+    );
+    assert!(r
+        .mpi_overhead
+        .iter()
+        .any(|o| o.transport == "tcp" && o.size_hi_bytes >= 131072));
     // Where the schedule stopped, and why.
     let note = r
         .warnings
@@ -746,7 +702,7 @@ fn uct_tcp_at_200_mbit_gives_the_link_rate() {
     let env = [
         ("LOGGP_REPORT", rep.as_str()),
         ("LOGGP_RAW", "ucx:tcp"),
-        ("LOGGP_CALIBRATE_MAX_BYTES", "131072"),
+        ("LOGGP_CALIBRATE_MAX_BYTES", "65536"),
         ("LOGGP_CALIBRATE_BUDGET_MS", "120000"),
         ("UCX_TLS", "tcp,self"),
     ];

@@ -6,6 +6,7 @@ use loggp_model::coll::select::COLLECTIVES;
 use loggp_report::PeerClass;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Runs `f` inside one MPI_T session (MPI_T_init_thread … MPI_T_finalize).
 fn session<T>(f: impl FnOnce() -> T) -> Option<T> {
@@ -18,6 +19,73 @@ fn session<T>(f: impl FnOnce() -> T) -> Option<T> {
     // SAFETY: pairs the init above.
     unsafe { mpi::PMPI_T_finalize() };
     Some(v)
+}
+
+/// Whether this rank holds the session `open_before_init` opened.
+static HELD_FROM_INIT: AtomicBool = AtomicBool::new(false);
+
+/// Open MPI only: opens an MPI_T session just before the MPI's own Init, held until
+/// `close_before_finalize`. Why: Open MPI 4.1's MPI_T_init_thread registers every
+/// framework's variables, which took 205–207 ms here after MPI_Init; opened before it,
+/// MPI_Init then finds most of that work done (2 ranks under mpirun: MPI_T_init_thread
+/// 0.214–0.227 s and MPI_Init 0.011–0.023 s, against MPI_Init alone 0.222–0.233 s), and
+/// the reading at MPI_Finalize nests in this session for next to nothing. Opened at
+/// Finalize instead, every Open MPI job's MPI_Finalize took 0.27 s against 0.047 s. MPI_T
+/// may be initialised before MPI_Init and any number of times (MPI 4.0 §15.3.4); the
+/// application's own sessions nest with ours.
+pub fn open_before_init() {
+    if mpi::FLAVOR != "openmpi" {
+        return;
+    }
+    let mut provided: c_int = 0;
+    // SAFETY: MPI_T may be initialised before MPI_Init; paired in close_before_finalize.
+    if unsafe { mpi::PMPI_T_init_thread(mpi::thread_single(), &mut provided) } == mpi::success() {
+        HELD_FROM_INIT.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Closes the session `open_before_init` opened, if it did (once).
+pub fn close_before_finalize() {
+    if HELD_FROM_INIT.swap(false, Ordering::Relaxed) {
+        // SAFETY: pairs the init in open_before_init.
+        unsafe { mpi::PMPI_T_finalize() };
+    }
+}
+
+/// The application's MPI_T_init_thread (`call`), where it nests in the session
+/// `open_before_init` holds: Open MPI 4.1 writes `provided` only in a first session
+/// (ompi/mpi/tool/init_thread.c), where it writes the level required. Left unwritten by a
+/// nested call, it is written so, as without us (seen before: -1, the value the test
+/// program had put there, against 3 for MPI_THREAD_MULTIPLE without loggp).
+///
+/// # Safety
+/// `provided` is null or points to a writable `c_int` (MPI_T_init_thread's argument).
+pub unsafe fn nested_in_ours(
+    required: c_int,
+    provided: *mut c_int,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    /// Not a thread level: what the MPI left in place if it did not write `provided`.
+    const UNWRITTEN: c_int = c_int::MIN;
+    if provided.is_null() || !HELD_FROM_INIT.load(Ordering::Relaxed) {
+        return call();
+    }
+    // SAFETY: non-null here, and writable by the caller's contract.
+    let before = unsafe { *provided };
+    // SAFETY: as above.
+    unsafe { *provided = UNWRITTEN };
+    let rc = call();
+    // SAFETY: as above.
+    if unsafe { *provided } == UNWRITTEN {
+        let v = if rc == mpi::success() {
+            required
+        } else {
+            before
+        };
+        // SAFETY: as above.
+        unsafe { *provided = v };
+    }
+    rc
 }
 
 /// Runs `f` with an MPI_T session held open (Open MPI only, where opening one is slow):
@@ -107,8 +175,9 @@ fn cvar_bytes(name: &str, cap: usize) -> Option<Vec<u8>> {
 
 /// The eager-limit control variable of the transport a peer class uses in this MPI.
 /// The eager-limit control variables of several peer classes, in one MPI_T session: a
-/// session is not free (Open MPI 4.1's MPI_T_init_thread took 207 ms here), so this runs
-/// once, on rank 0 at MPI_Finalize, never at MPI_Init and never on a signal path.
+/// session is not free (Open MPI 4.1's MPI_T_init_thread took 207 ms here, unless nested
+/// in the one `open_before_init` holds), so this runs once, on rank 0 at MPI_Finalize,
+/// never on a signal path.
 pub fn eager_limit_cvars(peer_classes: &[PeerClass]) -> Vec<Option<(String, i64)>> {
     if mpi::FLAVOR != "openmpi" || peer_classes.is_empty() {
         // MPICH ch4:ucx takes its switch from UCX settings, not from an MPI_T variable.

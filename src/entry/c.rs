@@ -9,7 +9,7 @@
 use crate::base::funcs::Func;
 use crate::base::mpi::{self, *};
 use crate::base::runtime::Guard;
-use crate::lifecycle::{on_abort, on_finalize, on_init, on_pcontrol};
+use crate::lifecycle::{on_abort, on_finalize, on_init, on_mpit_init, on_pcontrol};
 use crate::record::hooks::access::*;
 use crate::record::hooks::*;
 use loggp_report::Mode;

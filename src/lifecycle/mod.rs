@@ -52,8 +52,12 @@ pub fn on_init(
     // (`clock::setup` in `after_init`), which converts. Recorded as counter ticks before,
     // MPI_Init's time read 1/2.1 of what it took here (TSC at 2.1 GHz).
     let entered_ns = clock::monotonic_raw_ns();
+    calib::mpit::open_before_init();
     let rc = call();
     let returned_ns = clock::monotonic_raw_ns();
+    if rc != mpi::success() {
+        calib::mpit::close_before_finalize();
+    }
     if rc == mpi::success() {
         let init_ns = returned_ns.saturating_sub(entered_ns);
         protect(|| after_init(func, mode, level(), init_ns, entered_ns));
@@ -189,6 +193,7 @@ pub fn on_finalize(_func: u8, _mode: Mode, call: impl FnOnce() -> c_int) -> c_in
         }
         runtime::set_done();
     }
+    calib::mpit::close_before_finalize();
     let rc = call();
     // Open MPI's monitoring files are written in its own Finalize: compared now.
     if let (Some(j), Ok(prefix)) = (JOB.get(), coverage::plan()) {
@@ -234,7 +239,8 @@ fn finalize_report(j: &JobInfo) {
             };
             let mut r = report::assemble(&j.facts, job, ending, ns_per_tick);
             // One MPI_T session around both readers: MPI_T counts its sessions, and only
-            // the first one costs (207 ms in Open MPI 4.1 here).
+            // the first one costs (207 ms in Open MPI 4.1 here); both nest in the one
+            // held since MPI_Init (`mpit::open_before_init`) where it opened.
             r.collective_config = calib::mpit::held(|| {
                 calib::report::annotate_settings(&mut r.thresholds);
                 calib::mpit::collective_config()
@@ -344,8 +350,6 @@ fn write_rank_file(end: &str, interim: bool) {
     }
 }
 
-/// MPI_Abort around any way of calling the MPI's own: the calling rank leaves its
-/// statistics before the job is torn down.
 /// MPI_Pcontrol: pauses profiling at level 0, resumes it at any other (see
 /// `runtime::pcontrol`), then calls the MPI's own (which does nothing).
 pub fn on_pcontrol(_func: u8, _mode: Mode, level: c_int, call: impl FnOnce() -> c_int) -> c_int {
@@ -355,6 +359,24 @@ pub fn on_pcontrol(_func: u8, _mode: Mode, level: c_int, call: impl FnOnce() -> 
     call()
 }
 
+/// MPI_T_init_thread: the MPI's own, with `provided` as it would be without us
+/// (`mpit::nested_in_ours`).
+///
+/// # Safety
+/// `provided` is null or points to a writable `c_int` (MPI_T_init_thread's argument).
+pub unsafe fn on_mpit_init(
+    _func: u8,
+    _mode: Mode,
+    required: c_int,
+    provided: *mut c_int,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    // SAFETY: the caller's contract is the callee's.
+    unsafe { calib::mpit::nested_in_ours(required, provided, call) }
+}
+
+/// MPI_Abort around any way of calling the MPI's own: the calling rank leaves its
+/// statistics before the job is torn down.
 pub fn on_abort(_func: u8, _mode: Mode, call: impl FnOnce() -> c_int) -> c_int {
     if let Some(_g) = Guard::enter_always() {
         write_partial("MPI_Abort");

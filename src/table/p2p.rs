@@ -28,6 +28,13 @@ macro_rules! p2p_rows {
                 fortran: abort plain (comm_, errorcode) => on_abort(call),
             }
 
+            // The tool information interface's init, MPI 4.0 §15.3.4: passed on, with
+            // `provided` as without us (`lifecycle::on_mpit_init`). No Fortran binding.
+            MPI_T_init_thread { role: Other, mode: None, entry: lifecycle,
+                c: (required: c_int, provided: *mut c_int)
+                    => on_mpit_init(required, provided, || PMPI_T_init_thread(required, provided)),
+            }
+
             // Profiling control, MPI 4.0 §15.2.4: level 0 pauses the profile, any other
             // level resumes it. Variadic in C: the arguments after `level` (profiler-
             // specific, which the MPI ignores) are not passed on. No Fortran row:
