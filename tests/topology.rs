@@ -185,7 +185,7 @@ fn passive_g_over_tcp_matches_the_link_rate() {
     let o = run_two_hosts("lg-h1,lg-h2", "-np 2", &env, &app, &dir);
     assert!(o.status.success(), "{}", stderr(&o));
     let r = read_report(&report);
-    let link = 8.0 / 200e6 * 1e9 * 1.045; // ns per byte with framing
+    let link = LINK_200_MBIT_NS_PER_BYTE;
     let top = |mode: &str| {
         let p = r
             .passive
@@ -622,13 +622,8 @@ fn full_calibration_over_a_slow_link_holds_its_budget() {
         .iter()
         .find(|s| s.peer_class == "inter_node" && s.mode == "send")
         .unwrap();
-    let g = set
-        .ranges
-        .iter()
-        .rev()
-        .find_map(|x| x.gap_per_byte_ns)
-        .expect("a range with G");
-    let link = 8.0 / 200e6 * 1e9 * 1.045; // ns per byte with framing
+    let g = largest_sizes_g(&set.ranges, "MPI inter_node send");
+    let link = LINK_200_MBIT_NS_PER_BYTE;
     assert!((g - link).abs() / link < 0.10, "G {g} ns/B against {link}");
     assert_eq!(
         t.mpi_t.as_ref().map(|m| (m.name.as_str(), m.value)),
@@ -652,19 +647,12 @@ fn full_calibration_over_a_slow_link_holds_its_budget() {
         "{}",
         tcp.status
     );
-    // The largest sizes' range with a G; a narrow last range may leave G null (with
-    // its note), as no slope can be fitted over it.
     let last = tcp.ranges.last().expect("raw tcp ranges");
     assert!(
         last.gap_per_byte_ns.is_some() || last.note.is_some(),
         "{last:?}"
     );
-    let raw_g = tcp
-        .ranges
-        .iter()
-        .rev()
-        .find_map(|x| x.gap_per_byte_ns)
-        .unwrap_or_else(|| panic!("no raw tcp range with a G: {:?}", tcp.ranges));
+    let raw_g = largest_sizes_g(&tcp.ranges, "raw tcp");
     eprintln!("G: MPI {g:.2} ns/B, raw tcp {raw_g:.2} ns/B, link {link:.2} ns/B");
     assert!(
         (raw_g - link).abs() / link < 0.10,
@@ -728,16 +716,25 @@ fn uct_tcp_at_200_mbit_gives_the_link_rate() {
         Some("lg-veth1"),
         "the link, not loopback"
     );
-    let g = u
-        .ranges
-        .iter()
-        .rev()
-        .find_map(|x| x.gap_per_byte_ns)
-        .unwrap_or_else(|| panic!("no raw ucx range with a G: {:?}", u.ranges));
-    let link = 8.0 / 200e6 * 1e9 * 1.045;
+    let g = largest_sizes_g(&u.ranges, "raw ucx");
+    let link = LINK_200_MBIT_NS_PER_BYTE;
     eprintln!("raw ucx:tcp G {g:.2} ns/B, link {link:.2} ns/B");
     assert!((g - link).abs() / link < 0.10, "G {g} against {link}");
     assert!(r.mpi_overhead.iter().any(|o| o.transport == "ucx:tcp"));
+}
+
+/// G on the 200 Mbit/s link (8 bits / 200 Mbit/s = 40 ns per byte of payload), with
+/// TCP/IP and Ethernet framing: ns per byte.
+const LINK_200_MBIT_NS_PER_BYTE: f64 = 8.0 / 200e6 * 1e9 * 1.045;
+
+/// G of the largest sizes' range that has one (a narrow last range may leave G null, with
+/// its note, as no slope can be fitted over it).
+fn largest_sizes_g(ranges: &[loggp_report::Range], what: &str) -> f64 {
+    ranges
+        .iter()
+        .rev()
+        .find_map(|x| x.gap_per_byte_ns)
+        .unwrap_or_else(|| panic!("no {what} range with a G: {ranges:?}"))
 }
 
 /// A switch found where the limit is (`want`), or, where the tool says its probes around

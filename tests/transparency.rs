@@ -158,6 +158,17 @@ fn disable_is_pass_through() {
     }
 }
 
+/// The lines a test program prints per rank ("rank …"), sorted: ranks print in any order.
+fn rank_lines(o: &std::process::Output) -> Vec<String> {
+    let mut v: Vec<String> = stdout(o)
+        .lines()
+        .filter(|l| l.starts_with("rank "))
+        .map(String::from)
+        .collect();
+    v.sort();
+    v
+}
+
 /// An application's own MPI_T sessions, after MPI_Init and after MPI_Finalize
 /// (tests/c/mpit_app.c), return and provide what they do without loggp, and read the same
 /// control variable's value. Under Open MPI loggp holds a session of its own from before
@@ -171,25 +182,16 @@ fn an_applications_mpi_t_sessions_see_what_they_would_without_loggp() {
     for mpi in BOTH {
         let dir = scratch(&format!("mpit_app_{}", mpi.name()));
         let prog = compile(mpi, "mpit_app.c", &[]);
-        let lines = |o: &std::process::Output| {
-            let mut v: Vec<String> = stdout(o)
-                .lines()
-                .filter(|l| l.starts_with("rank "))
-                .map(String::from)
-                .collect();
-            v.sort();
-            v
-        };
         let plain = run(mpi, &Run::new(2, false), &prog, &[], &dir);
         assert!(plain.status.success(), "{}", stderr(&plain));
         let report = dir.join("r.json");
         let shim = Run::new(2, true).env("LOGGP_REPORT", report.to_str().unwrap());
         let with = run(mpi, &shim, &prog, &[], &dir);
         assert!(with.status.success(), "{}", stderr(&with));
-        assert_eq!(lines(&plain).len(), 6, "{}", stdout(&plain));
+        assert_eq!(rank_lines(&plain).len(), 6, "{}", stdout(&plain));
         assert_eq!(
-            lines(&with),
-            lines(&plain),
+            rank_lines(&with),
+            rank_lines(&plain),
             "{}: MPI_T as seen by the program",
             mpi.name()
         );
@@ -274,18 +276,9 @@ fn the_applications_allocator_is_left_as_it_was() {
         let dir = scratch(&format!("malloc_state_{}_{tag}", mpi.name()));
         let prog = compile(mpi, "malloc_state.c", &[]);
         let with = |r: Run| env.iter().fold(r, |r, (k, v)| r.env(k, v));
-        let lines = |o: &std::process::Output| {
-            let mut v: Vec<String> = stdout(o)
-                .lines()
-                .filter(|l| l.starts_with("rank "))
-                .map(String::from)
-                .collect();
-            v.sort();
-            v
-        };
         let plain = run(mpi, &with(Run::new(2, false)), &prog, &[], &dir);
         assert!(plain.status.success(), "{tag}: {}", stderr(&plain));
-        let want = lines(&plain);
+        let want = rank_lines(&plain);
         // Without the shim the block is mapped: the check means something here.
         assert!(
             want.len() == 2 && want.iter().all(|l| l.ends_with(": 1")),
@@ -300,7 +293,11 @@ fn the_applications_allocator_is_left_as_it_was() {
             &dir,
         );
         assert!(shim.status.success(), "{tag}: {}", stderr(&shim));
-        assert_eq!(lines(&shim), want, "{tag}: the allocator's state changed");
+        assert_eq!(
+            rank_lines(&shim),
+            want,
+            "{tag}: the allocator's state changed"
+        );
         // The calibration did run (its buffers are what moved the state before).
         let r = read_report(&report);
         assert!(
