@@ -30,17 +30,37 @@ static HELD_FROM_INIT: AtomicBool = AtomicBool::new(false);
 /// MPI_Init then finds most of that work done (2 ranks under mpirun: MPI_T_init_thread
 /// 0.214–0.227 s and MPI_Init 0.011–0.023 s, against MPI_Init alone 0.222–0.233 s), and
 /// the reading at MPI_Finalize nests in this session for next to nothing. Opened at
-/// Finalize instead, every Open MPI job's MPI_Finalize took 0.27 s against 0.047 s. MPI_T
+/// Finalize instead, every Open MPI job's MPI_Finalize took 0.27 s against 0.047 s. Under
+/// pml ucx the 0.22 s only moves from MPI_Finalize to MPI_Init (2 ranks, a job of
+/// MPI_Init, a barrier and MPI_Finalize: 0.313–0.320 s, against 0.31–0.32 s opened at
+/// Finalize and 0.073–0.082 s without loggp). Rank 0 only (`launched_as_rank_0`). MPI_T
 /// may be initialised before MPI_Init and any number of times (MPI 4.0 §15.3.4); the
 /// application's own sessions nest with ours.
 pub fn open_before_init() {
-    if mpi::FLAVOR != "openmpi" {
+    if mpi::FLAVOR != "openmpi" || !launched_as_rank_0() {
         return;
     }
     let mut provided: c_int = 0;
     // SAFETY: MPI_T may be initialised before MPI_Init; paired in close_before_finalize.
     if unsafe { mpi::PMPI_T_init_thread(mpi::thread_single(), &mut provided) } == mpi::success() {
         HELD_FROM_INIT.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Whether the launcher started this process as world rank 0, the one rank that reads
+/// MPI_T (at MPI_Finalize), before MPI_Init can say: Open MPI's mpirun sets
+/// OMPI_COMM_WORLD_RANK, PMIx launchers (srun --mpi=pmix, prun) PMIX_RANK; neither set, a
+/// singleton. Only there is the session opened early: under pml ucx, whose MPI_Init
+/// registers far less than ob1's (0.026–0.037 s against 0.22 s here without loggp), an
+/// early session costs its 0.22 s in MPI_Init, and on every rank it would cost every rank
+/// that (and the component files' reads) where rank 0 alone paid it before.
+fn launched_as_rank_0() -> bool {
+    match ["OMPI_COMM_WORLD_RANK", "PMIX_RANK"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok())
+    {
+        Some(rank) => rank.trim() == "0",
+        None => true,
     }
 }
 
