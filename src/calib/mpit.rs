@@ -8,16 +8,27 @@ use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// Opens one MPI_T session (MPI_T_init_thread); true if it opened, to be paired with
+/// `end_session`. MPI_T may be initialised any number of times, also before MPI_Init.
+fn begin_session() -> bool {
+    let mut provided: c_int = 0;
+    // SAFETY: an int for `provided`; any number of sessions, each paired with a finalize.
+    unsafe { mpi::PMPI_T_init_thread(mpi::thread_single(), &mut provided) == mpi::success() }
+}
+
+/// Closes a session `begin_session` opened.
+fn end_session() {
+    // SAFETY: pairs a successful begin_session.
+    unsafe { mpi::PMPI_T_finalize() };
+}
+
 /// Runs `f` inside one MPI_T session (MPI_T_init_thread … MPI_T_finalize).
 fn session<T>(f: impl FnOnce() -> T) -> Option<T> {
-    let mut provided: c_int = 0;
-    // SAFETY: MPI_T may be initialised any number of times, each paired with a finalize.
-    if unsafe { mpi::PMPI_T_init_thread(mpi::thread_single(), &mut provided) } != mpi::success() {
+    if !begin_session() {
         return None;
     }
     let v = f();
-    // SAFETY: pairs the init above.
-    unsafe { mpi::PMPI_T_finalize() };
+    end_session();
     Some(v)
 }
 
@@ -40,20 +51,14 @@ pub fn open_before_init() {
     if mpi::FLAVOR != "openmpi" || !launched_as_rank_0() {
         return;
     }
-    let mut provided: c_int = 0;
-    // SAFETY: MPI_T may be initialised before MPI_Init; paired in close_before_finalize.
-    if unsafe { mpi::PMPI_T_init_thread(mpi::thread_single(), &mut provided) } == mpi::success() {
-        HELD_FROM_INIT.store(true, Ordering::Relaxed);
-    }
+    HELD_FROM_INIT.store(begin_session(), Ordering::Relaxed);
 }
 
 /// Whether the launcher started this process as world rank 0, the one rank that reads
 /// MPI_T (at MPI_Finalize), before MPI_Init can say: Open MPI's mpirun sets
 /// OMPI_COMM_WORLD_RANK, PMIx launchers (srun --mpi=pmix, prun) PMIX_RANK; neither set, a
-/// singleton. Only there is the session opened early: under pml ucx, whose MPI_Init
-/// registers far less than ob1's (0.026–0.037 s against 0.22 s here without loggp), an
-/// early session costs its 0.22 s in MPI_Init, and on every rank it would cost every rank
-/// that (and the component files' reads) where rank 0 alone paid it before.
+/// singleton. Only there is the session opened early: where MPI_Init shares little of its
+/// cost (pml ucx), every rank would pay what rank 0 alone paid before.
 fn launched_as_rank_0() -> bool {
     match ["OMPI_COMM_WORLD_RANK", "PMIX_RANK"]
         .iter()
@@ -67,8 +72,7 @@ fn launched_as_rank_0() -> bool {
 /// Closes the session `open_before_init` opened, if it did (once).
 pub fn close_before_finalize() {
     if HELD_FROM_INIT.swap(false, Ordering::Relaxed) {
-        // SAFETY: pairs the init in open_before_init.
-        unsafe { mpi::PMPI_T_finalize() };
+        end_session();
     }
 }
 
@@ -114,14 +118,10 @@ pub fn held<T>(f: impl FnOnce() -> T) -> T {
     if mpi::FLAVOR != "openmpi" {
         return f();
     }
-    let mut provided: c_int = 0;
-    // SAFETY: MPI_T may be initialised any number of times, each paired with a finalize.
-    let ok =
-        unsafe { mpi::PMPI_T_init_thread(mpi::thread_single(), &mut provided) } == mpi::success();
+    let ok = begin_session();
     let v = f();
     if ok {
-        // SAFETY: pairs the init above.
-        unsafe { mpi::PMPI_T_finalize() };
+        end_session();
     }
     v
 }

@@ -55,13 +55,12 @@ pub fn on_init(
     calib::mpit::open_before_init();
     let rc = call();
     let returned_ns = clock::monotonic_raw_ns();
-    if rc != mpi::success() {
-        calib::mpit::close_before_finalize();
-    }
     if rc == mpi::success() {
         let init_ns = returned_ns.saturating_sub(entered_ns);
         protect(|| after_init(func, mode, level(), init_ns, entered_ns));
         report::init_work_took(clock::monotonic_raw_ns().saturating_sub(returned_ns));
+    } else {
+        calib::mpit::close_before_finalize();
     }
     rc
 }
