@@ -130,6 +130,12 @@ fn widen(ci: Option<[f64; 2]>, by: f64) -> Option<[f64; 2]> {
     ci.map(|[a, b]| [(a - by).max(0.0), b + by])
 }
 
+/// An interval no higher than `total` (the measured time of the calls its part is a
+/// share of).
+fn within(ci: Option<[f64; 2]>, total: f64) -> Option<[f64; 2]> {
+    ci.map(|[a, b]| [a.min(total), b.min(total)])
+}
+
 /// The point-to-point split per (peer class, mode): each group's parts are the same
 /// stratified estimates as the rank's with the other groups' parts set to nothing, so
 /// that the groups add up to the rank's figures; intervals widened like the rank's.
@@ -256,7 +262,8 @@ pub(crate) fn finish(
         }
     };
     let dc = unexplained(nb, &knb);
-    let (cw_ci, cc_ci) = (widen(cw_ci, dc), widen(cc_ci, dc));
+    // Neither part can hold more than the collectives' measured time.
+    let (cw_ci, cc_ci) = (within(widen(cw_ci, dc), col), within(widen(cc_ci, dc), col));
     let split = TimeSplit {
         rank: e.rank,
         time_in_mpi_ns: e.time_in_mpi_ns,
