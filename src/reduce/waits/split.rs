@@ -125,15 +125,10 @@ fn cost_part(x: &Split) -> [f64; 3] {
     ]
 }
 
-/// An interval widened by `by` on both sides (not below zero).
-fn widen(ci: Option<[f64; 2]>, by: f64) -> Option<[f64; 2]> {
-    ci.map(|[a, b]| [(a - by).max(0.0), b + by])
-}
-
-/// An interval no higher than `total` (the measured time of the calls its part is a
-/// share of).
-fn within(ci: Option<[f64; 2]>, total: f64) -> Option<[f64; 2]> {
-    ci.map(|[a, b]| [a.min(total), b.min(total)])
+/// An interval widened by `by` on both sides, within [0, `total`] (`total`: the time of
+/// the calls its part is a share of).
+fn widen(ci: Option<[f64; 2]>, by: f64, total: f64) -> Option<[f64; 2]> {
+    ci.map(|[a, b]| [(a - by).max(0.0).min(total), (b + by).min(total)])
 }
 
 /// The point-to-point split per (peer class, mode): each group's parts are the same
@@ -248,11 +243,10 @@ pub(crate) fn finish(
     // A collective's sample has no late-receiver part: its cost is the rest.
     let (cc, cc_ci) = add(blocking_part(&cost_part, 1.0), nb_part(&cost_part, 1.0));
     // Nonblocking collectives: what the sample cannot attribute, the difference between
-    // the calls' measured time
-    // and the sample's own estimate of it (slow calls it did not keep, or kept ones that
-    // stand for faster ones). Any part may hold it, so each part's interval is widened by
-    // it: one call of 200 can take 100× the others, and the sampling error alone would
-    // not cover that.
+    // the calls' measured time and the sample's own estimate of it (slow calls it did not
+    // keep, or kept ones that stand for faster ones). Any part may hold it, so each
+    // part's interval is widened by it (one call of 200 can take 100× the others), and
+    // none can hold more than the collectives' time.
     let unexplained = |total: f64, s: &[Split]| {
         let est: f64 = s.iter().map(|x| x.w * x.dur).sum::<f64>() * ns;
         if s.is_empty() {
@@ -262,8 +256,7 @@ pub(crate) fn finish(
         }
     };
     let dc = unexplained(nb, &knb);
-    // Neither part can hold more than the collectives' measured time.
-    let (cw_ci, cc_ci) = (within(widen(cw_ci, dc), col), within(widen(cc_ci, dc), col));
+    let (cw_ci, cc_ci) = (widen(cw_ci, dc, col), widen(cc_ci, dc, col));
     let split = TimeSplit {
         rank: e.rank,
         time_in_mpi_ns: e.time_in_mpi_ns,

@@ -419,13 +419,9 @@ impl<'a> Stratified<'a> {
     /// One part summed over the strata and the rest; None without samples. Each
     /// stratum's variance is scaled by (t / 1.96)², t Student's 97.5 % quantile at its
     /// samples less one (`student_t975`), so that the sum's 1.96 standard errors stand
-    /// for each stratum's own small-sample interval; and capped at a quarter of the
-    /// stratum's time squared: a part is a share of its stratum's measured time T (each
-    /// sample's part lies within its call's duration), and a quantity within [0, T] has
-    /// a variance of at most T²/4 (Popoviciu's inequality on variances, 1935), however
-    /// few the samples. Why: LAMMPS melt (2 ranks, Open MPI), 1.27 ms in rank 1's
-    /// collectives, read an arrival wait of 1.08 ms [0, 2.51 ms], its strata of two or
-    /// three samples each at t = 12.7 or 4.3.
+    /// for each stratum's own small-sample interval; capped at T²/4, T the stratum's time,
+    /// as a share of T has no larger variance (Popoviciu's inequality). Why: LAMMPS melt
+    /// (2 ranks) read rank 1's collective wait as 1.08 ms [0, 2.51 ms] of 1.27 ms.
     pub(super) fn part(&self, f: &dyn Fn(&Split) -> [f64; 3]) -> Option<Part> {
         let mut out: Option<Part> = None;
         let mut add = |p: Option<Part>, n: usize, total: f64| {
@@ -576,11 +572,9 @@ mod tests {
         assert!(hi_old - lo_old > 0.9 * truth, "[{lo_old}, {hi_old}]");
     }
 
-    /// 20 sends of 100 µs, two of them kept (stride 10), one that waited all its time
-    /// and one that waited none: the wait is 1 ms by the sample, and any share of the
-    /// 2 ms may be the truth. The stratum's Student t at one degree of freedom (12.7)
-    /// put the upper bound at 9.5 ms before the cap; a share of 2 ms lies within
-    /// [0, 2 ms], and so does its interval, which still holds nearly all of it.
+    /// 20 sends of 100 µs, two kept (stride 10), one all wait and one none: any share of
+    /// the 2 ms may be the truth. Student's t at 1 df put the bound at 9.5 ms; now the
+    /// interval lies within [0, 2 ms] and holds nearly all of it.
     #[test]
     fn no_part_is_bounded_above_the_time_it_splits() {
         let cells = [cell("MPI_Send", 20, 100e3)];
