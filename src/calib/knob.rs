@@ -4,8 +4,8 @@
 //! * Open MPI: the selected pml is found from the module itself: `mca_pml` (libmpi's
 //!   selected module) starts with the component's `add_procs`, and `dladdr` names the
 //!   shared object that holds it (`mca_pml_ob1.so`, `mca_pml_ucx.so`). With ob1, the btl
-//!   for the peer class and its eager limit come through MPI_T (see `mpit`); with ucx,
-//!   from UCX.
+//!   for the peer class and its eager limit come from its control variables (see
+//!   `mpit`); with ucx, from UCX.
 //! * MPICH: Debian's build is ch4:ucx; UCX is in use when libucp is loaded in the process.
 //! * UCX: its effective configuration as UCX itself reports it (`ucp_config_read` and
 //!   `ucp_config_print`, the routine behind `ucx_info -c`), so environment variables and

@@ -10,6 +10,7 @@ pub mod disturbance;
 pub mod engine;
 pub mod knob;
 pub mod local;
+pub mod mcavar;
 pub mod mpit;
 pub mod outcome;
 pub mod pairs;

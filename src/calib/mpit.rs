@@ -1,6 +1,8 @@
 //! Reading MPI_T control variables (MPI 4.0 §15.3.6): the configured eager limit of the
-//! transport a pair uses, reported beside the measured switch.
-use super::local;
+//! transport a pair uses, reported beside the measured switch, and what decides the
+//! collective algorithms. Under Open MPI the variables are read from its own registry
+//! where it can be (`mcavar`), with no MPI_T session: a first session costs 0.2 s there.
+use super::{local, mcavar};
 use crate::base::mpi;
 use loggp_model::coll::select::COLLECTIVES;
 use loggp_report::PeerClass;
@@ -22,8 +24,12 @@ fn end_session() {
     unsafe { mpi::PMPI_T_finalize() };
 }
 
-/// Runs `f` inside one MPI_T session (MPI_T_init_thread … MPI_T_finalize).
+/// Runs `f` inside one MPI_T session (MPI_T_init_thread … MPI_T_finalize), or without
+/// one where the variables come from Open MPI's registry (`mcavar`).
 fn session<T>(f: impl FnOnce() -> T) -> Option<T> {
+    if mcavar::available() {
+        return Some(f());
+    }
     if !begin_session() {
         return None;
     }
@@ -35,7 +41,8 @@ fn session<T>(f: impl FnOnce() -> T) -> Option<T> {
 /// Whether this rank holds the session `open_before_init` opened.
 static HELD_FROM_INIT: AtomicBool = AtomicBool::new(false);
 
-/// Open MPI only: opens an MPI_T session just before the MPI's own Init, held until
+/// Open MPI only, where its registry cannot be read (`mcavar`; then nothing is opened):
+/// opens an MPI_T session just before the MPI's own Init, held until
 /// `close_before_finalize`. Why: Open MPI 4.1's MPI_T_init_thread registers every
 /// framework's variables, which took 205–207 ms here after MPI_Init; opened before it,
 /// MPI_Init then finds most of that work done (2 ranks under mpirun: MPI_T_init_thread
@@ -48,7 +55,7 @@ static HELD_FROM_INIT: AtomicBool = AtomicBool::new(false);
 /// may be initialised before MPI_Init and any number of times (MPI 4.0 §15.3.4); the
 /// application's own sessions nest with ours.
 pub fn open_before_init() {
-    if mpi::FLAVOR != "openmpi" || !launched_as_rank_0() {
+    if mpi::FLAVOR != "openmpi" || mcavar::available() || !launched_as_rank_0() {
         return;
     }
     HELD_FROM_INIT.store(begin_session(), Ordering::Relaxed);
@@ -112,10 +119,11 @@ pub unsafe fn nested_in_ours(
     rc
 }
 
-/// Runs `f` with an MPI_T session held open (Open MPI only, where opening one is slow):
-/// the sessions `f` opens inside then nest and cost next to nothing.
+/// Runs `f` with an MPI_T session held open (Open MPI only, where opening one is slow,
+/// and only where its registry cannot be read instead): the sessions `f` opens inside
+/// then nest and cost next to nothing.
 pub fn held<T>(f: impl FnOnce() -> T) -> T {
-    if mpi::FLAVOR != "openmpi" {
+    if mpi::FLAVOR != "openmpi" || mcavar::available() {
         return f();
     }
     let ok = begin_session();
@@ -126,14 +134,22 @@ pub fn held<T>(f: impl FnOnce() -> T) -> T {
     v
 }
 
-/// An integer control variable by name, if this MPI has it (inside a session).
+/// An integer control variable by name, if this MPI has it (from Open MPI's registry,
+/// else inside a session).
 fn cvar_int(name: &str) -> Option<i64> {
+    if mcavar::available() {
+        return mcavar::read(name)?.int();
+    }
     let bytes = cvar_bytes(name, 8)?;
     Some(i64::from_le_bytes(bytes[..8].try_into().ok()?))
 }
 
-/// A string control variable by name (MPI_CHAR), if this MPI has it (inside a session).
+/// A string control variable by name (MPI_CHAR), if this MPI has it (from Open MPI's
+/// registry, else inside a session).
 fn cvar_string(name: &str) -> Option<String> {
+    if mcavar::available() {
+        return mcavar::read(name).map(|v| v.value);
+    }
     let bytes = cvar_bytes(name, 4096)?;
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     Some(String::from_utf8_lossy(&bytes[..end]).into_owned())
@@ -236,7 +252,7 @@ fn eager_limit_in_session(peer_class: PeerClass) -> Option<(String, i64)> {
 }
 
 /// What decides this MPI's collective algorithms (issue 26), on rank 0 at MPI_Finalize:
-/// Open MPI's coll tuned variables through MPI_T (set by `--mca`, `OMPI_MCA_*` or a
+/// Open MPI's coll tuned variables (`cvar_int`; set by `--mca`, `OMPI_MCA_*` or a
 /// parameter file alike), MPICH's `MPIR_CVAR_<COLL>_INTRA_ALGORITHM` and selection files
 /// from the environment (where MPICH reads them), and MPI_Reduce_local's cost. The user
 /// operations' price comes from every rank's calls, in the merged report

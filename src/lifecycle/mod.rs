@@ -237,9 +237,11 @@ fn finalize_report(j: &JobInfo) {
                 interim: false,
             };
             let mut r = report::assemble(&j.facts, job, ending, ns_per_tick);
-            // One MPI_T session around both readers: MPI_T counts its sessions, and only
-            // the first one costs (207 ms in Open MPI 4.1 here); both nest in the one
-            // held since MPI_Init (`mpit::open_before_init`) where it opened.
+            // Open MPI's registry where it can be read (`calib::mcavar`: no MPI_T
+            // session); else one MPI_T session around both readers: MPI_T counts its
+            // sessions, and only the first one costs (207 ms in Open MPI 4.1 here); both
+            // nest in the one held since MPI_Init (`mpit::open_before_init`) where it
+            // opened.
             r.collective_config = calib::mpit::held(|| {
                 calib::report::annotate_settings(&mut r.thresholds);
                 calib::mpit::collective_config()
