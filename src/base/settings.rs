@@ -344,7 +344,7 @@ pub fn parse(get: impl Fn(&str) -> Option<String>) -> (Settings, Vec<String>) {
     }
     if let Some(v) = get("LOGGP_INJECT_FAULT") {
         const PLACES: &str =
-            "comm_translate, finalize, fortran_missing, hide_send, clock_skew, cores_per_rank";
+            "comm_translate, finalize, fortran_missing, hide_send, clock_skew, cores_per_rank, mca_registry";
         match PLACES.split(", ").any(|p| p == v) {
             true => s.inject_fault = Some(v),
             false => bad("LOGGP_INJECT_FAULT", &v, PLACES, "none".into()),
