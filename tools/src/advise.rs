@@ -119,10 +119,11 @@ pub fn tables(r: &Report) -> Vec<Table> {
 
 fn one_algorithm(a: &AlgorithmAdvice) -> String {
     let mut o = format!(
-        "{} on {} ranks: {} calls; in use: {}\n",
+        "{} on {} ranks: {} call{}; in use: {}\n",
         a.function,
         a.comm_size,
         a.calls,
+        if a.calls == 1 { "" } else { "s" },
         a.in_use.join("; ")
     );
     if let (true, Some(name)) = (a.advised, &a.algorithm) {

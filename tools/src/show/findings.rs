@@ -286,8 +286,9 @@ pub fn findings(r: &Report) -> Vec<Finding> {
             time_ns: Some(save),
             time_ns_ci: a.predicted_saving_ns_ci,
             evidence: format!(
-                "{} calls; in use: {}; priced by the collective model, which holds for the algorithm in use",
+                "{} call{}; in use: {}; priced by the collective model, which holds for the algorithm in use",
                 a.calls,
+                if a.calls == 1 { "" } else { "s" },
                 a.in_use.join("; ")
             ),
             action: a
