@@ -180,7 +180,8 @@ fn saving_at_measured_level(
     Some((by_params, by_measured))
 }
 
-/// The advice per (collective, communicator size > 1) the model prices (`coll::ONE_RANK`).
+/// The advice per (collective, communicator size > 1) the model prices (`coll::ONE_RANK`;
+/// rows of count 0 left out, `coll::NOTHING_AT_COUNT_0`).
 pub fn algorithm_advice(r: &Report) -> Vec<AlgorithmAdvice> {
     let rows = if r.collective_model.is_empty() {
         crate::coll::rows(r)
@@ -189,15 +190,17 @@ pub fn algorithm_advice(r: &Report) -> Vec<AlgorithmAdvice> {
     };
     let mut keys: Vec<(String, u32)> = rows
         .iter()
-        .filter(|x| x.comm_size > 1)
+        .filter(|x| x.comm_size > 1 && !crate::coll::nothing_at_count_0(x))
         .map(|x| (x.function.clone(), x.comm_size))
         .collect();
     keys.dedup();
     keys.into_iter()
         .map(|(f, n)| {
+            // A row of count 0 costs nothing whatever the algorithm.
             let mine: Vec<&CollectiveModel> = rows
                 .iter()
                 .filter(|x| x.function == f && x.comm_size == n)
+                .filter(|x| !crate::coll::nothing_at_count_0(x))
                 .collect();
             one(r, f, n, &mine)
         })

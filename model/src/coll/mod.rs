@@ -30,12 +30,15 @@ mod prices;
 pub mod schedule;
 pub mod select;
 pub mod sim;
+mod unpriced;
 
 pub use concurrent::concurrent_rendezvous;
 use loggp_report::{AlgorithmCost, CollectiveModel, Mode, PeerClass, Report};
 pub use measured::after_pause_probe;
 use measured::measured;
 use sim::Price;
+use unpriced::returns_at_count_0;
+pub use unpriced::{nothing_at_count_0, NOTHING_AT_COUNT_0, ONE_RANK};
 
 /// The collectives the model covers: MPI name, the MPI's short name.
 const COLLECTIVES: [(&str, &str); 6] = [
@@ -249,9 +252,6 @@ fn best_of(alternatives: &[AlgorithmCost], in_use: Option<&str>) -> Option<Algor
 /// (the algorithm's name follows): the barrier's cost then moves with that setting.
 pub const FORCED_BCAST_CLOSES: &str = "its closing 1-byte Bcast is the forced";
 
-/// The note of a collective on a communicator of one rank, which is not priced.
-pub const ONE_RANK: &str = "one rank: no messages and no algorithm to choose (Open MPI's coll self, MPICH's local copy), so not priced";
-
 /// Every collective of the report priced per algorithm, beside its measured cost.
 pub fn rows(r: &Report) -> Vec<CollectiveModel> {
     let set_of = |class: PeerClass| {
@@ -274,7 +274,11 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
         // by a local copy. hpcc's 1-rank Allreduce and Barrier were priced and advised
         // "coll_tuned_allreduce_algorithm=1", a setting coll tuned never sees there.
         let one_rank = x.n <= 1;
-        let in_use = if one_rank { None } else { c.in_use };
+        // A count of 0 that the MPI returns from at once (every call of the row moved
+        // nothing): no algorithm runs either.
+        let count_0 = !one_rank && x.bin.1 == 0 && returns_at_count_0(r, x.coll);
+        let unpriced = one_rank || count_0;
+        let in_use = if unpriced { None } else { c.in_use };
         let mut row = CollectiveModel {
             function: x.function.clone(),
             comm_size: x.n,
@@ -300,13 +304,15 @@ pub fn rows(r: &Report) -> Vec<CollectiveModel> {
         };
         let mut notes: Vec<String> = if one_rank {
             vec![ONE_RANK.into()]
+        } else if count_0 {
+            vec![NOTHING_AT_COUNT_0.into()]
         } else {
             c.note.into_iter().collect()
         };
         notes.push(format!("measured: {}", x.from));
         notes.extend((nodes.as_ref()).map(|n| mpich_nodes::note(n, x.coll, x.m, x.op)));
         notes.extend(x.after_pause_note(pause_probe.as_deref()));
-        let prices = if one_rank {
+        let prices = if unpriced {
             None
         } else {
             classes.for_row(x.n, x.members.as_deref(), &mut notes)

@@ -52,6 +52,9 @@ pub fn model_table(r: &Report) -> Option<Table> {
             match (&c.algorithm, &c.algorithm_source) {
                 (Some(a), Some(s)) => format!("{a} ({s})"),
                 _ if c.comm_size <= 1 => "none (one rank: not priced)".into(),
+                _ if loggp_model::coll::nothing_at_count_0(c) => {
+                    "none (count 0: not priced)".into()
+                }
                 _ => "not known".into(),
             },
             fmt_ns_ci(c.predicted_ns, c.predicted_ns_ci),
