@@ -39,3 +39,5 @@ pub use types::{Advice, Candidate, SettingValue};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rows;

@@ -34,14 +34,14 @@ mod unpriced;
 
 pub use concurrent::concurrent_rendezvous;
 use loggp_report::{AlgorithmCost, CollectiveModel, Mode, PeerClass, Report};
-pub use measured::after_pause_probe;
 use measured::measured;
+pub use measured::{after_pause_probe, MIN_BACK_TO_BACK};
 use sim::Price;
 use unpriced::returns_at_count_0;
 pub use unpriced::{nothing_at_count_0, NOTHING_AT_COUNT_0, ONE_RANK};
 
 /// The collectives the model covers: MPI name, the MPI's short name.
-const COLLECTIVES: [(&str, &str); 6] = [
+pub(crate) const COLLECTIVES: [(&str, &str); 6] = [
     ("MPI_Allreduce", "allreduce"),
     ("MPI_Bcast", "bcast"),
     ("MPI_Allgather", "allgather"),

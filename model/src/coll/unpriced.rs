@@ -26,8 +26,10 @@ pub(super) fn returns_at_count_0(r: &Report, coll: &str) -> bool {
     }
 }
 
-/// Whether a row is of count 0, which the MPI returns from at once ([`NOTHING_AT_COUNT_0`]):
-/// neither priced nor advised on.
-pub fn nothing_at_count_0(x: &CollectiveModel) -> bool {
-    (x.note.as_deref()).is_some_and(|n| n.starts_with(NOTHING_AT_COUNT_0))
+/// Whether a row is of count 0 that this MPI returns from at once
+/// ([`NOTHING_AT_COUNT_0`]): neither priced nor advised on. Read from the row and the
+/// report (every call of the row moved nothing), not from its note, whose words change.
+pub fn nothing_at_count_0(r: &Report, x: &CollectiveModel) -> bool {
+    let coll = (super::COLLECTIVES.iter()).find(|c| c.0 == x.function);
+    x.comm_size > 1 && x.size_hi_bytes == 0 && coll.is_some_and(|c| returns_at_count_0(r, c.1))
 }

@@ -52,7 +52,7 @@ pub fn model_table(r: &Report) -> Option<Table> {
             match (&c.algorithm, &c.algorithm_source) {
                 (Some(a), Some(s)) => format!("{a} ({s})"),
                 _ if c.comm_size <= 1 => "none (one rank: not priced)".into(),
-                _ if loggp_model::coll::nothing_at_count_0(c) => {
+                _ if loggp_model::coll::nothing_at_count_0(r, c) => {
                     "none (count 0: not priced)".into()
                 }
                 _ => "not known".into(),
