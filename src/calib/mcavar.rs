@@ -158,43 +158,39 @@ fn parse(lines: &[String]) -> Option<Var> {
 mod tests {
     use super::*;
 
-    fn lines(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
+    /// A variable parsed from its dump's lines.
+    fn var(v: &[&str]) -> Var {
+        parse(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_or_default()
     }
 
     /// As Open MPI 4.1.4 printed them here (2 ranks, `--mca coll_tuned_allreduce_algorithm
     /// ring`).
     #[test]
     fn reads_numbers_booleans_labels_and_strings_as_mpi_t_would() {
-        let n = parse(&lines(&[
+        let p = "mca:coll:tuned:param:coll_tuned";
+        let eager = var(&[
             "mca:btl:vader:param:btl_vader_eager_limit:value:4096",
             "mca:btl:vader:param:btl_vader_eager_limit:source:default",
-        ]))
-        .unwrap();
-        assert_eq!(n.int(), Some(4096));
-        let b = parse(&lines(&[
-            "mca:coll:tuned:param:coll_tuned_use_dynamic_rules:value:true",
-            "mca:coll:tuned:param:coll_tuned_use_dynamic_rules:enumerator:value:0:false",
-            "mca:coll:tuned:param:coll_tuned_use_dynamic_rules:enumerator:value:1:true",
-        ]))
-        .unwrap();
-        assert_eq!(b.int(), Some(1));
-        let e = parse(&lines(&[
-            "mca:coll:tuned:param:coll_tuned_allreduce_algorithm:value:ring",
-            "mca:coll:tuned:param:coll_tuned_allreduce_algorithm:enumerator:value:0:ignore",
-            "mca:coll:tuned:param:coll_tuned_allreduce_algorithm:enumerator:value:4:ring",
-        ]))
-        .unwrap();
-        assert_eq!(e.int(), Some(4));
-        let s = parse(&lines(&[
+        ]);
+        assert_eq!(eager.int(), Some(4096));
+        let dynamic = var(&[
+            &format!("{p}_use_dynamic_rules:value:true"),
+            &format!("{p}_use_dynamic_rules:enumerator:value:0:false"),
+            &format!("{p}_use_dynamic_rules:enumerator:value:1:true"),
+        ]);
+        assert_eq!(dynamic.int(), Some(1));
+        let forced = var(&[
+            &format!("{p}_allreduce_algorithm:value:ring"),
+            &format!("{p}_allreduce_algorithm:enumerator:value:0:ignore"),
+            &format!("{p}_allreduce_algorithm:enumerator:value:4:ring"),
+        ]);
+        assert_eq!(forced.int(), Some(4));
+        let btl = var(&[
             "mca:btl:base:param:btl:value:^uct,openib,ofi",
             "mca:btl:base:param:btl:source:file (/etc/openmpi/openmpi-mca-params.conf:68)",
-        ]))
-        .unwrap();
-        assert_eq!(s.value, "^uct,openib,ofi");
-        assert_eq!(s.int(), None);
-        let empty = parse(&lines(&["mca:coll:base:param:coll:value:"])).unwrap();
-        assert_eq!(empty.value, "");
-        assert_eq!(parse(&lines(&["nothing here"])), None);
+        ]);
+        assert_eq!((btl.value.as_str(), btl.int()), ("^uct,openib,ofi", None));
+        assert_eq!(var(&["mca:coll:base:param:coll:value:"]).value, "");
+        assert_eq!(parse(&["nothing here".to_string()]), None);
     }
 }

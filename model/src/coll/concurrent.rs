@@ -1,6 +1,6 @@
 //! How many rendezvous copies one round of a collective runs at once on one host, for the
 //! advice on algorithms (`advise::algorithm`), which the model prices as two at most.
-use super::{choice, prices::Prices, sim, COLLECTIVES};
+use super::{choice, prices::Prices, short_name, sim};
 use loggp_report::{CollectiveModel, Mode, PeerClass, Report};
 
 /// The largest number of receivers that copy rendezvous-range data (by the intra-node
@@ -13,7 +13,7 @@ use loggp_report::{CollectiveModel, Mode, PeerClass, Report};
 /// is low where the memory system is the limit (a 16-core VM, Open MPI vader: a linear
 /// Alltoall of 256 KiB on 16 ranks measured 2.1 × its price, on 4 ranks 1.0–1.1 ×).
 pub fn concurrent_rendezvous(r: &Report, row: &CollectiveModel, algorithm: &str) -> Option<usize> {
-    let coll = COLLECTIVES.iter().find(|c| c.0 == row.function)?.1;
+    let coll = short_name(&row.function)?;
     let set = r
         .calibration
         .mpi

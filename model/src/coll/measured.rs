@@ -2,7 +2,7 @@
 //! (the cost from the last member's entry, and each member's wait for it), else from the
 //! fastest decile of the calls.
 use super::operation::{Operation, ASSUMED};
-use super::{message_bytes, COLLECTIVES};
+use super::{message_bytes, short_name};
 use loggp_report::{bins, CollectiveSplit, Mode, Report};
 
 /// A measured collective: function, communicator size, size bin, message size, its
@@ -155,13 +155,12 @@ fn half_of<'a>(c: &CollectiveSplit, all: &'a [CollectiveSplit]) -> Option<&'a Co
 }
 
 pub(super) fn measured(r: &Report) -> Vec<Measured> {
-    let key = |f: &str| COLLECTIVES.iter().find(|c| c.0 == f).map(|c| c.1);
     let mut out: Vec<Measured> = vec![];
     if r.waits.status == "done" {
         // Each row's members, for its operation (`Operation::of`).
         let mut members: Vec<Vec<&CollectiveSplit>> = vec![];
         for c in &r.waits.collectives {
-            let Some(coll) = key(&c.function) else {
+            let Some(coll) = short_name(&c.function) else {
                 continue;
             };
             let m = message_bytes(coll, c.comm_size, c.bytes_mean);
@@ -224,7 +223,8 @@ pub(super) fn measured(r: &Report) -> Vec<Measured> {
     }
     // Without the time split: the fastest decile of the calls, which waited least.
     for c in &r.cells {
-        let (Some(coll), Some(n), Mode::Collective) = (key(&c.function), c.comm_size, c.mode)
+        let (Some(coll), Some(n), Mode::Collective) =
+            (short_name(&c.function), c.comm_size, c.mode)
         else {
             continue;
         };

@@ -41,7 +41,7 @@ use unpriced::returns_at_count_0;
 pub use unpriced::{nothing_at_count_0, NOTHING_AT_COUNT_0, ONE_RANK};
 
 /// The collectives the model covers: MPI name, the MPI's short name.
-pub(crate) const COLLECTIVES: [(&str, &str); 6] = [
+const COLLECTIVES: [(&str, &str); 6] = [
     ("MPI_Allreduce", "allreduce"),
     ("MPI_Bcast", "bcast"),
     ("MPI_Allgather", "allgather"),
@@ -49,6 +49,11 @@ pub(crate) const COLLECTIVES: [(&str, &str); 6] = [
     ("MPI_Barrier", "barrier"),
     ("MPI_Reduce", "reduce"),
 ];
+
+/// The MPI's short name of a collective the model covers (`MPI_Bcast` → `bcast`).
+fn short_name(function: &str) -> Option<&'static str> {
+    COLLECTIVES.iter().find(|c| c.0 == function).map(|c| c.1)
+}
 
 /// The message size m of a call from its send plus receive bytes at one rank (the way
 /// loggp counts a collective's bytes): Allreduce m + m, Bcast m, Allgather m + n·m,

@@ -30,6 +30,7 @@ pub(super) fn returns_at_count_0(r: &Report, coll: &str) -> bool {
 /// ([`NOTHING_AT_COUNT_0`]): neither priced nor advised on. Read from the row and the
 /// report (every call of the row moved nothing), not from its note, whose words change.
 pub fn nothing_at_count_0(r: &Report, x: &CollectiveModel) -> bool {
-    let coll = (super::COLLECTIVES.iter()).find(|c| c.0 == x.function);
-    x.comm_size > 1 && x.size_hi_bytes == 0 && coll.is_some_and(|c| returns_at_count_0(r, c.1))
+    x.comm_size > 1
+        && x.size_hi_bytes == 0
+        && super::short_name(&x.function).is_some_and(|c| returns_at_count_0(r, c))
 }
