@@ -47,26 +47,6 @@ fn name(short: &str, nonblocking: bool) -> String {
     }
 }
 
-/// The Fortran program (tests/f/collectives.F90, the C program's calls with the same
-/// arguments) through one binding: `F08` or `USEMPI`.
-fn compile_fortran(mpi: Mpi, binding: &str) -> std::path::PathBuf {
-    let dir = root().join("target/it-bin").join(mpi.name());
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join(format!("collectives_f_{binding}"));
-    let fc = match mpi {
-        Mpi::OpenMpi => "mpifort.openmpi",
-        Mpi::Mpich => "mpif90.mpich",
-    };
-    let o = std::process::Command::new(fc)
-        .args(["-cpp", &format!("-D{binding}"), "-O1", "-o"])
-        .arg(&out)
-        .arg(root().join("tests/f/collectives.F90"))
-        .output()
-        .expect("Fortran compiler wrapper not found: run scripts/setup.sh");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    out
-}
-
 fn check(mpi: Mpi) {
     check_program(mpi, None);
 }
@@ -82,7 +62,7 @@ fn check_program(mpi: Mpi, fortran: Option<&str>) {
     let dir = scratch(&format!("collectives_{what}"));
     let prog = match fortran {
         None => compile(mpi, "collectives.c", &[]),
-        Some(b) => compile_fortran(mpi, b),
+        Some(b) => compile_fortran(mpi, "collectives.F90", b),
     };
     let (plain, o, rep) = plain_and_profiled(mpi, 4, &prog, &dir, what);
     assert_eq!(stdout(&o), stdout(&plain), "{what}: the program's output");

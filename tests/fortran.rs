@@ -6,32 +6,8 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn compile_fortran(mpi: Mpi, binding: &str) -> PathBuf {
-    compile_f(mpi, "p2p.F90", binding)
-}
-
-fn compile_f(mpi: Mpi, src: &str, binding: &str) -> PathBuf {
-    let dir = root().join("target/it-bin").join(mpi.name());
-    std::fs::create_dir_all(&dir).unwrap();
-    let stem = src.split('.').next().unwrap_or(src);
-    let out = dir.join(format!("{stem}_f_{binding}"));
-    let fc = match mpi {
-        Mpi::OpenMpi => "mpifort.openmpi",
-        Mpi::Mpich => "mpif90.mpich",
-    };
-    let o = Command::new(fc)
-        .args(["-cpp", &format!("-D{binding}"), "-O1", "-o"])
-        .arg(&out)
-        .arg(root().join("tests/f").join(src))
-        .output()
-        .expect("Fortran compiler wrapper not found: run scripts/setup.sh");
-    assert!(
-        o.status.success(),
-        "{}: {}",
-        binding,
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
+fn compile_p2p(mpi: Mpi, binding: &str) -> PathBuf {
+    compile_fortran(mpi, "p2p.F90", binding)
 }
 
 /// Runs `prog` on 2 ranks without the shim and with it (uncalibrated, its report in
@@ -64,7 +40,7 @@ fn every_binding_reaches_loggp_exactly_once() {
         for binding in ["MPIFH", "USEMPI", "F08"] {
             let what = format!("{} {binding}", mpi.name());
             let dir = scratch(&format!("fortran_{}_{binding}", mpi.name()));
-            let prog = compile_fortran(mpi, binding);
+            let prog = compile_p2p(mpi, binding);
             let (shim, report) = without_and_with(mpi, &prog, &dir, &what);
             assert!(
                 stdout(&shim).contains("allreduce in_place=3"),
@@ -116,7 +92,7 @@ fn a_fortran_user_operation_is_timed_through_every_binding() {
         for binding in ["MPIFH", "USEMPI", "F08"] {
             let what = format!("{} {binding}", mpi.name());
             let dir = scratch(&format!("fortran_userop_{}_{binding}", mpi.name()));
-            let prog = compile_f(mpi, "userop.F90", binding);
+            let prog = compile_fortran(mpi, "userop.F90", binding);
             let (shim, report) = without_and_with(mpi, &prog, &dir, &what);
             let r = read_report(&report);
             user_op_calls_are_the_programs(&what, &r, &shim);
@@ -154,7 +130,7 @@ fn mpich_f08_large_counts_and_isendrecv() {
 fn a_missing_fortran_routine_is_an_error_said_once() {
     let mpi = Mpi::OpenMpi;
     let dir = scratch("fortran_missing");
-    let prog = compile_f(mpi, "missing.F90", "USEMPI");
+    let prog = compile_fortran(mpi, "missing.F90", "USEMPI");
     let go = |fault: bool| {
         let mut r = Run::new(2, true)
             .env("LOGGP_CALIBRATE", "off")
@@ -199,7 +175,7 @@ fn pcontrol_pauses_the_profile_through_every_binding() {
         for binding in ["MPIFH", "USEMPI", "F08"] {
             let what = format!("{} {binding}", mpi.name());
             let dir = scratch(&format!("fortran_pcontrol_{}_{binding}", mpi.name()));
-            let prog = compile_f(mpi, "pcontrol.F90", binding);
+            let prog = compile_fortran(mpi, "pcontrol.F90", binding);
             let (plain, shim, r) = plain_and_profiled(mpi, 2, &prog, &dir, &what);
             assert_eq!(
                 sorted_lines(&plain),

@@ -1,8 +1,9 @@
 //! The function table (`src/table/`) against the built libraries (issue 23): for every
 //! row, each MPI's shim exports the C symbol and the Fortran symbols of its bindings
 //! (Open MPI: mpi_x_, mpi_x__, mpi_x, MPI_X, ompi_x_f; MPICH: mpi_x_f08ts_ or
-//! mpi_x_f08_), rows under a cfg exactly where that MPI's library has the PMPI_ function;
-//! and no MPI entry point is exported that the table does not list.
+//! mpi_x_f08_), rows under a cfg exactly where that MPI's library has the PMPI_ function,
+//! each Fortran entry point's routine exists in the MPI's Fortran library; and no MPI entry
+//! point is exported that the table does not list.
 mod common;
 use common::{root, Mpi};
 use std::collections::BTreeSet;
@@ -19,8 +20,10 @@ struct Row {
 
 /// Reads the rows from the table's source (independently of the macros that consume it).
 fn rows() -> Vec<Row> {
-    let text = std::fs::read_to_string(root().join("src/table/p2p.rs")).unwrap()
-        + &std::fs::read_to_string(root().join("src/table/coll.rs")).unwrap();
+    let text: String = ["p2p.rs", "coll.rs", "rma.rs", "io.rs"]
+        .iter()
+        .map(|f| std::fs::read_to_string(root().join("src/table").join(f)).unwrap())
+        .collect();
     let mut rows: Vec<Row> = Vec::new();
     for line in text.lines() {
         let l = line.trim();
@@ -89,7 +92,8 @@ fn cfg_holds(cfg: &str, mpi_syms: &BTreeSet<String>) -> bool {
 
 fn expected_fortran(mpi: Mpi, short: &str, style: &str) -> Vec<String> {
     match mpi {
-        // `procarg`: Open MPI's `use mpi_f08` routine calls `pmpi_x_`, past the others.
+        // `procarg`, `f08direct`: Open MPI's `use mpi_f08` routine calls `pmpi_x_`, past the
+        // others.
         Mpi::OpenMpi => [
             format!("mpi_{short}_"),
             format!("mpi_{short}__"),
@@ -98,7 +102,7 @@ fn expected_fortran(mpi: Mpi, short: &str, style: &str) -> Vec<String> {
             format!("ompi_{short}_f"),
         ]
         .into_iter()
-        .chain((style == "procarg").then(|| format!("mpi_{short}_f08_")))
+        .chain(matches!(style, "procarg" | "f08direct").then(|| format!("mpi_{short}_f08_")))
         .collect(),
         Mpi::Mpich => vec![match style {
             "ts" => format!("mpi_{short}_f08ts_"),
@@ -107,10 +111,40 @@ fn expected_fortran(mpi: Mpi, short: &str, style: &str) -> Vec<String> {
     }
 }
 
+/// The MPI's Fortran library beside its libmpi (Open MPI's `mpif.h` and `use mpi`
+/// routines, MPICH's `use mpi_f08` ones), whose routines the shim's Fortran entry points
+/// call.
+fn fortran_library(libmpi: &std::path::Path) -> std::path::PathBuf {
+    let prefix = if libmpi.to_string_lossy().contains("mpich") {
+        "libmpichfort.so"
+    } else {
+        "libmpi_mpifh.so"
+    };
+    let dir = libmpi.parent().unwrap();
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+        })
+        .unwrap_or_else(|| panic!("no {prefix}* in {}", dir.display()))
+}
+
+/// The routine a Fortran entry point calls (`entry::fortran`): Open MPI's `pmpi_x_`,
+/// MPICH's `use mpi_f08` routine.
+fn forwarded_to(mpi: Mpi, short: &str, style: &str) -> String {
+    match mpi {
+        Mpi::OpenMpi => format!("pmpi_{short}_"),
+        Mpi::Mpich => expected_fortran(mpi, short, style).remove(0),
+    }
+}
+
 fn check(mpi: Mpi) {
     let shim = mpi.shim();
     let syms = defined_symbols(&shim);
     let mpi_syms = defined_symbols(&libmpi(&shim));
+    let fortran_syms = defined_symbols(&fortran_library(&libmpi(&shim)));
     let rows = rows();
     assert!(rows.len() >= 40, "the table's rows were not read: {rows:?}");
     let mut expected = BTreeSet::new();
@@ -120,6 +154,12 @@ fn check(mpi: Mpi) {
         let mut want = vec![r.name.clone()];
         if let Some((short, style)) = &r.fortran {
             want.extend(expected_fortran(mpi, short, style));
+            // A style the MPI does not have would make the entry point fail every call
+            // with MPI_ERR_OTHER (`entry::fortran::missing`).
+            let target = forwarded_to(mpi, short, style);
+            if present && !fortran_syms.contains(&target) {
+                missing.push(format!("{target} (the routine {} forwards to)", r.name));
+            }
         }
         for s in want {
             if present && !syms.contains(&s) {

@@ -315,6 +315,17 @@ macro_rules! fortran_entries {
     // `procarg`: `plain`'s symbols, and Open MPI's `use mpi_f08` one, whose routine calls
     // the mpif.h one's `pmpi_x_` alias, past the others (IERROR optional).
     (@symbols [$($cfg:meta)?] $short:ident procarg ($($arg:ident),*) $ierr:ident) => {
+        fortran_entries!(@symbols_f08 [$($cfg)?] $short ($($arg),*) $ierr);
+    };
+    // `f08direct`: the same symbols, for a routine whose Open MPI `use mpi_f08` form calls
+    // `pmpi_x_` itself, after it converts a LOGICAL argument or copies an array of
+    // handles (MPI_TEST, MPI_TESTSOME, MPI_IPROBE, MPI_CART_CREATE, MPI_WIN_TEST, …; the
+    // others call `ompi_x_f`, which the plain symbols wrap): found by disassembling
+    // Debian's libmpi_usempif08.so (Open MPI 4.1.4).
+    (@symbols [$($cfg:meta)?] $short:ident f08direct ($($arg:ident),*) $ierr:ident) => {
+        fortran_entries!(@symbols_f08 [$($cfg)?] $short ($($arg),*) $ierr);
+    };
+    (@symbols_f08 [$($cfg:meta)?] $short:ident ($($arg:ident),*) $ierr:ident) => {
         fortran_entries!(@symbols_all [$($cfg)?] $short plain ($($arg,)* $ierr));
         paste::paste! {
             #[cfg(all(mpi_openmpi $(, $cfg)?))]

@@ -1,11 +1,10 @@
 //! The rows of the collective functions (see `table`), after those handed in.
 
-/// Expands `$consumer! { [call, ierr] <rows handed in> <these rows> }`, with the names of
-/// the Fortran call and IERROR handed in (a Fortran column here writes `$call`).
+/// Hands the rows handed in and these on to `rma_rows!`, with the names of the Fortran
+/// call and IERROR handed in (a Fortran column here writes `$call`).
 macro_rules! coll_rows {
     ($consumer:ident, [$call:ident, $ierr:ident], [$($before:tt)*]) => {
-        $consumer! {
-            [$call, $ierr]
+        rma_rows! { $consumer, [$call, $ierr], [
             $($before)*
 
             // Collectives, MPI 4.0 §6: blocking (§6.3–6.11), then nonblocking (§6.12), each
@@ -369,6 +368,6 @@ macro_rules! coll_rows {
                 c: (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const MPI_Aint, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const MPI_Aint, recvtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request)
                     => init_collective(comm, || neighbor::alltoallw(sendcounts, sendtypes, recvcounts, recvtypes, comm), c_req_out(request), || PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request)),
             }
-        }
+        ] }
     };
 }

@@ -121,7 +121,7 @@ macro_rules! p2p_rows {
             MPI_Iprobe { role: Probes, mode: None, entry: guarded,
                 c: (source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status)
                     => probe((source, tag), comm, flag, status, |st| PMPI_Iprobe(source, tag, comm, flag, st)),
-                fortran: iprobe plain (source, tag, comm_, flag, status)
+                fortran: iprobe f08direct (source, tag, comm_, flag, status)
                     => probe((int(source), int(tag)), comm(comm_), ip(flag), no_status(), |_| call()),
             }
             MPI_Mprobe { role: Probes, mode: None, entry: guarded,
@@ -133,7 +133,7 @@ macro_rules! p2p_rows {
             MPI_Improbe { role: Probes, mode: None, entry: guarded,
                 c: (source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, message: *mut MPI_Message, status: *mut MPI_Status)
                     => mprobe((source, tag), comm, flag, c_msg_out(message), status, |st| PMPI_Improbe(source, tag, comm, flag, message, st)),
-                fortran: improbe plain (source, tag, comm_, flag, message, status)
+                fortran: improbe f08direct (source, tag, comm_, flag, message, status)
                     => mprobe((int(source), int(tag)), comm(comm_), ip(flag), f_msg_out(fp(message)), no_status(), |_| call()),
             }
             MPI_Mrecv { role: Initiates, mode: Mrecv, entry: guarded,
@@ -228,7 +228,7 @@ macro_rules! p2p_rows {
             MPI_Test { role: Completes, mode: None, entry: guarded,
                 c: (request: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status)
                     => wait_one(c_req(request), flag, status, |st| PMPI_Test(request, flag, st)),
-                fortran: test plain (request, flag, status)
+                fortran: test f08direct (request, flag, status)
                     => wait_one(f_req(fp(request)), ip(flag), no_status(), |_| call()),
             }
             MPI_Waitall { role: Completes, mode: None, entry: guarded,
@@ -242,7 +242,7 @@ macro_rules! p2p_rows {
                 c: (count: c_int, array_of_requests: *mut MPI_Request, flag: *mut c_int, array_of_statuses: *mut MPI_Status)
                     => wait_all(count, c_reqs(array_of_requests), flag, array_of_statuses,
                         || PMPI_Testall(count, array_of_requests, flag, array_of_statuses)),
-                fortran: testall plain (count, requests, flag, statuses)
+                fortran: testall f08direct (count, requests, flag, statuses)
                     => wait_all(int(count), f_reqs(fp(requests)), ip(flag), no_statuses(), call),
             }
             MPI_Waitany { role: Completes, mode: None, entry: guarded,
@@ -256,7 +256,7 @@ macro_rules! p2p_rows {
                 c: (count: c_int, array_of_requests: *mut MPI_Request, index: *mut c_int, flag: *mut c_int, status: *mut MPI_Status)
                     => wait_any(count, c_reqs(array_of_requests), || deref(index), flag, status,
                         |st| PMPI_Testany(count, array_of_requests, index, flag, st)),
-                fortran: testany plain (count, requests, index, flag, status)
+                fortran: testany f08direct (count, requests, index, flag, status)
                     => wait_any(int(count), f_reqs(fp(requests)), || index0(index), ip(flag), no_status(), |_| call()),
             }
             MPI_Waitsome { role: Completes, mode: None, entry: guarded,
@@ -270,7 +270,7 @@ macro_rules! p2p_rows {
                 c: (incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status)
                     => wait_some(incount, c_reqs(array_of_requests), outcount, array_of_indices, 0, array_of_statuses,
                         || PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses)),
-                fortran: testsome plain (incount, requests, outcount, indices, statuses)
+                fortran: testsome f08direct (incount, requests, outcount, indices, statuses)
                     => wait_some(int(incount), f_reqs(fp(requests)), ip(outcount), ip(indices), 1, no_statuses(), call),
             }
 

@@ -98,6 +98,33 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 /// Compiles tests/c/<src> (C, or Fortran by extension) for `mpi`, once per process.
+/// Compiles the Fortran test program `tests/f/<src>` (preprocessed, with `-D<binding>`:
+/// `F08` for `use mpi_f08`, `USEMPI` for `use mpi`, or whatever the program knows) with
+/// `mpi`'s compiler wrapper.
+#[allow(dead_code)]
+pub fn compile_fortran(mpi: Mpi, src: &str, binding: &str) -> PathBuf {
+    let dir = root().join("target/it-bin").join(mpi.name());
+    std::fs::create_dir_all(&dir).unwrap();
+    let stem = src.split('.').next().unwrap_or(src);
+    let out = dir.join(format!("{stem}_f_{binding}"));
+    let fc = match mpi {
+        Mpi::OpenMpi => "mpifort.openmpi",
+        Mpi::Mpich => "mpif90.mpich",
+    };
+    let o = std::process::Command::new(fc)
+        .args(["-cpp", &format!("-D{binding}"), "-O1", "-o"])
+        .arg(&out)
+        .arg(root().join("tests/f").join(src))
+        .output()
+        .expect("Fortran compiler wrapper not found: run scripts/setup.sh");
+    assert!(
+        o.status.success(),
+        "{src} ({binding}): {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
 pub fn compile(mpi: Mpi, src: &str, extra: &[&str]) -> PathBuf {
     let dir = root().join("target/it-bin").join(mpi.name());
     std::fs::create_dir_all(&dir).unwrap();

@@ -12,6 +12,7 @@ pub mod access;
 pub mod coll;
 pub mod common;
 pub mod complete;
+pub mod counted;
 pub mod exchange;
 pub mod neighbor;
 pub mod p2p;
@@ -24,6 +25,7 @@ pub(crate) use coll::init_collective;
 pub(crate) use coll::{bytes, collective, icollective, reduction};
 pub(crate) use common::Types;
 pub(crate) use complete::{wait_all, wait_any, wait_one, wait_some};
+pub(crate) use counted::{counted, data};
 #[cfg(mpi_isendrecv)]
 pub(crate) use exchange::isendrecv;
 pub(crate) use exchange::sendrecv;

@@ -42,7 +42,9 @@ pub(super) const MESSAGE_CALLS: &[&str] = &[
     "MPI_Sendrecv_replace_c",
 ];
 /// The blocking collectives whose time the split divides (a neighbourhood collective's
-/// arrival wait ends at its last in-neighbour's entry, `colls::neighbourhoods`).
+/// arrival wait ends at its last in-neighbour's entry, `colls::neighbourhoods`), and the
+/// communicator constructors, collective over the communicator they start from (MPI 4.0
+/// §7.4.2, §8.5): a member that enters MPI_Comm_split early waits there for the last.
 const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Barrier",
     "MPI_Bcast",
@@ -66,6 +68,16 @@ const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Neighbor_alltoall",
     "MPI_Neighbor_alltoallv",
     "MPI_Neighbor_alltoallw",
+    "MPI_Comm_dup",
+    "MPI_Comm_dup_with_info",
+    "MPI_Comm_split",
+    "MPI_Comm_split_type",
+    "MPI_Comm_create",
+    "MPI_Cart_create",
+    "MPI_Cart_sub",
+    "MPI_Graph_create",
+    "MPI_Dist_graph_create",
+    "MPI_Dist_graph_create_adjacent",
 ];
 
 pub(super) fn is_collective(name: &str) -> bool {

@@ -4,13 +4,43 @@ use loggp_report::{Mode, Report, Role};
 use std::collections::BTreeMap;
 
 /// The families a rank's time in MPI is split into.
-const FAMILIES: [&str; 3] = ["point-to-point", "collectives", "other"];
+const FAMILIES: [&str; 5] = ["point-to-point", "collectives", "one-sided", "I/O", "other"];
+const ONE_SIDED: usize = 2;
+const IO: usize = 3;
+const OTHER: usize = 4;
 
-/// The family of each function in the report: collectives (every cell of mode
-/// `collective`), point-to-point (it starts, completes or probes messages: a Wait that
-/// completed requests of both families counts here), other (MPI_Init, MPI_Finalize,
-/// MPI_Comm_free). A function without cells (a report before 0.3, which intercepted
-/// point-to-point calls only) is point-to-point unless it is one of the lifecycle calls.
+/// One-sided communication (MPI 4.0 §12: windows, their communication and
+/// synchronization) and I/O (§14: `MPI_File_*`), by the standard's names: their cells
+/// carry no mode of their own.
+fn named_family(f: &str) -> Option<usize> {
+    const RMA: [&str; 10] = [
+        "MPI_Put",
+        "MPI_Get",
+        "MPI_Accumulate",
+        "MPI_Get_accumulate",
+        "MPI_Fetch_and_op",
+        "MPI_Compare_and_swap",
+        "MPI_Rput",
+        "MPI_Rget",
+        "MPI_Raccumulate",
+        "MPI_Rget_accumulate",
+    ];
+    if f.starts_with("MPI_File_") {
+        Some(IO)
+    } else if f.starts_with("MPI_Win_") || RMA.contains(&f) {
+        Some(ONE_SIDED)
+    } else {
+        None
+    }
+}
+
+/// The family of each function in the report (an index into `FAMILIES`): one-sided and
+/// I/O by name, collectives (every cell of mode `collective`: the communicator
+/// constructors too), point-to-point (it starts, completes or probes messages: a Wait
+/// that completed requests of both families, or of a one-sided or I/O request, counts
+/// here), other (MPI_Init, MPI_Finalize). A function without cells (a report before 0.3,
+/// which intercepted point-to-point calls only) is point-to-point unless it is one of the
+/// lifecycle calls.
 pub fn family_of(r: &Report) -> impl Fn(&str) -> usize + '_ {
     let mut seen: BTreeMap<&str, (bool, bool)> = BTreeMap::new();
     for c in &r.cells {
@@ -21,18 +51,23 @@ pub fn family_of(r: &Report) -> impl Fn(&str) -> usize + '_ {
             e.1 = true;
         }
     }
-    move |f: &str| match seen.get(f) {
-        Some((true, false)) => 1,
-        Some((_, true)) => 0,
-        Some(_) => 2,
-        None if matches!(
-            f,
-            "MPI_Init" | "MPI_Init_thread" | "MPI_Finalize" | "MPI_Abort" | "MPI_Comm_free"
-        ) =>
-        {
-            2
+    move |f: &str| {
+        if let Some(family) = named_family(f) {
+            return family;
         }
-        None => 0,
+        match seen.get(f) {
+            Some((true, false)) => 1,
+            Some((_, true)) => 0,
+            Some(_) => OTHER,
+            None if matches!(
+                f,
+                "MPI_Init" | "MPI_Init_thread" | "MPI_Finalize" | "MPI_Abort" | "MPI_Comm_free"
+            ) =>
+            {
+                OTHER
+            }
+            None => 0,
+        }
     }
 }
 
@@ -65,29 +100,35 @@ pub fn rank_table(r: &Report) -> Option<Table> {
     let calls = |k: &loggp_report::RankEntry| k.calls.values().map(|c| c.count).sum::<u64>();
     let family = family_of(r);
     let split = |k: &loggp_report::RankEntry| {
-        let mut t = [0.0f64; 3];
+        let mut t = [0.0f64; FAMILIES.len()];
         for (f, c) in &k.calls {
             t[family(f)] += c.time_ns;
         }
-        t.map(|x| fmt_ns(Some(x)))
+        t
     };
-    let mut t = Table::new(
-        "Time in MPI (intercepted calls) per rank",
-        &[
-            "rank",
-            "host",
-            "time in MPI",
-            if app_wall_ns(&r.job).is_some() {
-                "of app. wall time"
-            } else {
-                "of wall time"
-            },
-            FAMILIES[0],
-            FAMILIES[1],
-            FAMILIES[2],
-            "calls",
-        ],
-    );
+    // One-sided and I/O columns only where a rank made such calls.
+    let shown: Vec<usize> = (0..FAMILIES.len())
+        .filter(|&i| {
+            !matches!(i, ONE_SIDED | IO)
+                || r.ranks
+                    .iter()
+                    .any(|k| k.calls.keys().any(|f| family(f) == i))
+        })
+        .collect();
+    let mut columns = vec![
+        "rank",
+        "host",
+        "time in MPI",
+        if app_wall_ns(&r.job).is_some() {
+            "of app. wall time"
+        } else {
+            "of wall time"
+        },
+    ];
+    columns.extend(shown.iter().map(|&i| FAMILIES[i]));
+    columns.push("calls");
+    let mut t = Table::new("Time in MPI (intercepted calls) per rank", &columns);
+    let blanks = shown.len() + 1;
     let mut ranks: Vec<_> = r.ranks.iter().collect();
     if ranks.len() > 32 {
         let mut v: Vec<f64> = ranks.iter().map(|k| k.time_in_mpi_ns).collect();
@@ -97,16 +138,9 @@ pub fn rank_table(r: &Report) -> Option<Table> {
             ("median", v[v.len() / 2]),
             ("max", v[v.len() - 1]),
         ] {
-            t.row(vec![
-                name.into(),
-                "".into(),
-                fmt_ns(Some(x)),
-                pct(x),
-                "".into(),
-                "".into(),
-                "".into(),
-                "".into(),
-            ]);
+            let mut row = vec![name.into(), "".into(), fmt_ns(Some(x)), pct(x)];
+            row.extend(std::iter::repeat_n(String::new(), blanks));
+            t.row(row);
         }
         ranks.sort_by(|a, b| b.time_in_mpi_ns.total_cmp(&a.time_in_mpi_ns));
         ranks.truncate(8);
@@ -116,17 +150,16 @@ pub fn rank_table(r: &Report) -> Option<Table> {
         ));
     }
     for k in ranks {
-        let [p2p, coll, other] = split(k);
-        t.row(vec![
+        let by_family = split(k);
+        let mut row = vec![
             k.rank.to_string(),
             k.host.clone(),
             fmt_ns(Some(k.time_in_mpi_ns)),
             rank_pct(k),
-            p2p,
-            coll,
-            other,
-            calls(k).to_string(),
-        ]);
+        ];
+        row.extend(shown.iter().map(|&i| fmt_ns(Some(by_family[i]))));
+        row.push(calls(k).to_string());
+        t.row(row);
     }
     Some(t)
 }

@@ -1,0 +1,226 @@
+//! The rows of the I/O functions (see `table`; why they are counted: `rma.rs`), after
+//! those handed in. MPI 4.0 §14: each call counted and timed with the data it names,
+//! count × the size of its memory datatype (`record::hooks::counted`), as asked rather
+//! than as done (a read past the end of the file moves less).
+
+/// Expands `$consumer! { [call, ierr] <rows handed in> <these rows> }` (a Fortran column
+/// here writes `$call`).
+macro_rules! io_rows {
+    ($consumer:ident, [$call:ident, $ierr:ident], [$($before:tt)*]) => {
+        $consumer! {
+            [$call, $ierr]
+            $($before)*
+
+            // File manipulation (§14.2) and views (§14.3). MPI_File_open and
+            // MPI_File_set_view have no Fortran row: a CHARACTER argument's hidden length
+            // is not passed on by the generated entry points.
+            MPI_File_open { role: Other, mode: None, entry: guarded,
+                c: (comm: MPI_Comm, filename: *const c_char, amode: c_int, info: MPI_Info, fh: *mut MPI_File)
+                    => counted(|| 0, || PMPI_File_open(comm, filename, amode, info, fh)),
+            }
+            MPI_File_close { role: Other, mode: None, entry: guarded,
+                c: (fh: *mut MPI_File)
+                    => counted(|| 0, || PMPI_File_close(fh)),
+                fortran: file_close plain (fh) => counted(|| 0, $call),
+            }
+            MPI_File_set_size { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, size: MPI_Offset)
+                    => counted(|| 0, || PMPI_File_set_size(fh, size)),
+                fortran: file_set_size plain (fh, size) => counted(|| 0, $call),
+            }
+            MPI_File_preallocate { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, size: MPI_Offset)
+                    => counted(|| 0, || PMPI_File_preallocate(fh, size)),
+                fortran: file_preallocate plain (fh, size) => counted(|| 0, $call),
+            }
+            MPI_File_sync { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File)
+                    => counted(|| 0, || PMPI_File_sync(fh)),
+                fortran: file_sync plain (fh) => counted(|| 0, $call),
+            }
+            MPI_File_set_view { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, disp: MPI_Offset, etype: MPI_Datatype, filetype: MPI_Datatype, datarep: *const c_char, info: MPI_Info)
+                    => counted(|| 0, || PMPI_File_set_view(fh, disp, etype, filetype, datarep, info)),
+            }
+
+            // Explicit offsets (§14.4.2), blocking and nonblocking.
+            MPI_File_read_at { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_read_at(fh, offset, buf, count, datatype, status)),
+                fortran: file_read_at ts (fh, offset, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_read_at_all { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_read_at_all(fh, offset, buf, count, datatype, status)),
+                fortran: file_read_at_all ts (fh, offset, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_write_at { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_write_at(fh, offset, buf, count, datatype, status)),
+                fortran: file_write_at ts (fh, offset, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_write_at_all { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_write_at_all(fh, offset, buf, count, datatype, status)),
+                fortran: file_write_at_all ts (fh, offset, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_iread_at { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
+                    => counted(|| data(count, datatype), || PMPI_File_iread_at(fh, offset, buf, count, datatype, request)),
+                fortran: file_iread_at ts (fh, offset, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_iread_at_all { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
+                    => counted(|| data(count, datatype), || PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request)),
+                fortran: file_iread_at_all ts (fh, offset, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_iwrite_at { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
+                    => counted(|| data(count, datatype), || PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request)),
+                fortran: file_iwrite_at ts (fh, offset, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_iwrite_at_all { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
+                    => counted(|| data(count, datatype), || PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request)),
+                fortran: file_iwrite_at_all ts (fh, offset, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+
+            // Individual file pointers (§14.4.3).
+            MPI_File_read { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_read(fh, buf, count, datatype, status)),
+                fortran: file_read ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_read_all { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_read_all(fh, buf, count, datatype, status)),
+                fortran: file_read_all ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_write { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_write(fh, buf, count, datatype, status)),
+                fortran: file_write ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_write_all { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_write_all(fh, buf, count, datatype, status)),
+                fortran: file_write_all ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_iread { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
+                    => counted(|| data(count, datatype), || PMPI_File_iread(fh, buf, count, datatype, request)),
+                fortran: file_iread ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_iread_all { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
+                    => counted(|| data(count, datatype), || PMPI_File_iread_all(fh, buf, count, datatype, request)),
+                fortran: file_iread_all ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_iwrite { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
+                    => counted(|| data(count, datatype), || PMPI_File_iwrite(fh, buf, count, datatype, request)),
+                fortran: file_iwrite ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_iwrite_all { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
+                    => counted(|| data(count, datatype), || PMPI_File_iwrite_all(fh, buf, count, datatype, request)),
+                fortran: file_iwrite_all ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+
+            // Shared file pointers (§14.4.4).
+            MPI_File_read_shared { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_read_shared(fh, buf, count, datatype, status)),
+                fortran: file_read_shared ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_write_shared { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_write_shared(fh, buf, count, datatype, status)),
+                fortran: file_write_shared ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_read_ordered { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_read_ordered(fh, buf, count, datatype, status)),
+                fortran: file_read_ordered ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_write_ordered { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
+                    => counted(|| data(count, datatype), || PMPI_File_write_ordered(fh, buf, count, datatype, status)),
+                fortran: file_write_ordered ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_iread_shared { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
+                    => counted(|| data(count, datatype), || PMPI_File_iread_shared(fh, buf, count, datatype, request)),
+                fortran: file_iread_shared ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_iwrite_shared { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
+                    => counted(|| data(count, datatype), || PMPI_File_iwrite_shared(fh, buf, count, datatype, request)),
+                fortran: file_iwrite_shared ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+
+            // Split collective data access (§14.4.5): the begin call names the data, the end
+            // call completes it.
+            MPI_File_read_at_all_begin { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype)
+                    => counted(|| data(count, datatype), || PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype)),
+                fortran: file_read_at_all_begin ts (fh, offset, buf, count, datatype) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_read_at_all_end { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, status: *mut MPI_Status)
+                    => counted(|| 0, || PMPI_File_read_at_all_end(fh, buf, status)),
+                fortran: file_read_at_all_end ts (fh, buf, status) => counted(|| 0, $call),
+            }
+            MPI_File_write_at_all_begin { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype)
+                    => counted(|| data(count, datatype), || PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype)),
+                fortran: file_write_at_all_begin ts (fh, offset, buf, count, datatype) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_write_at_all_end { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, status: *mut MPI_Status)
+                    => counted(|| 0, || PMPI_File_write_at_all_end(fh, buf, status)),
+                fortran: file_write_at_all_end ts (fh, buf, status) => counted(|| 0, $call),
+            }
+            MPI_File_read_all_begin { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype)
+                    => counted(|| data(count, datatype), || PMPI_File_read_all_begin(fh, buf, count, datatype)),
+                fortran: file_read_all_begin ts (fh, buf, count, datatype) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_read_all_end { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, status: *mut MPI_Status)
+                    => counted(|| 0, || PMPI_File_read_all_end(fh, buf, status)),
+                fortran: file_read_all_end ts (fh, buf, status) => counted(|| 0, $call),
+            }
+            MPI_File_write_all_begin { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype)
+                    => counted(|| data(count, datatype), || PMPI_File_write_all_begin(fh, buf, count, datatype)),
+                fortran: file_write_all_begin ts (fh, buf, count, datatype) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_write_all_end { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, status: *mut MPI_Status)
+                    => counted(|| 0, || PMPI_File_write_all_end(fh, buf, status)),
+                fortran: file_write_all_end ts (fh, buf, status) => counted(|| 0, $call),
+            }
+            MPI_File_read_ordered_begin { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype)
+                    => counted(|| data(count, datatype), || PMPI_File_read_ordered_begin(fh, buf, count, datatype)),
+                fortran: file_read_ordered_begin ts (fh, buf, count, datatype) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_read_ordered_end { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *mut c_void, status: *mut MPI_Status)
+                    => counted(|| 0, || PMPI_File_read_ordered_end(fh, buf, status)),
+                fortran: file_read_ordered_end ts (fh, buf, status) => counted(|| 0, $call),
+            }
+            MPI_File_write_ordered_begin { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype)
+                    => counted(|| data(count, datatype), || PMPI_File_write_ordered_begin(fh, buf, count, datatype)),
+                fortran: file_write_ordered_begin ts (fh, buf, count, datatype) => counted(|| data(int(count), dt(datatype)), $call),
+            }
+            MPI_File_write_ordered_end { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, buf: *const c_void, status: *mut MPI_Status)
+                    => counted(|| 0, || PMPI_File_write_ordered_end(fh, buf, status)),
+                fortran: file_write_ordered_end ts (fh, buf, status) => counted(|| 0, $call),
+            }
+        }
+    };
+}
