@@ -896,6 +896,41 @@ fn collective_arrival_wait_is_the_last_ranks_delay() {
     }
 }
 
+/// MPI_Win_fence is collective over its window's group (MPI 4.0 §12.5.1): rank 1 enters
+/// each of 100 fences 1 ms after rank 0 (2 ranks), and rank 0's arrival wait at
+/// MPI_Win_fence must be the program's own mean within 2 % or inside the row's interval,
+/// and 1 ms ± 5 % where the program's clocks saw the delay it built in; rank 1, the last,
+/// waits for nobody.
+#[test]
+fn a_fence_waits_for_the_last_member_of_its_window() {
+    for mpi in BOTH {
+        let name = format!("waits_fence_{}", mpi.name());
+        let (r, t) = job(mpi, 2, "coll_fence", &[], &name);
+        adds_up(&name, &r);
+        let row = |rank: u32| {
+            r.waits
+                .collectives
+                .iter()
+                .find(|c| c.rank == rank && c.function == "MPI_Win_fence" && c.comm_size == 2)
+                .unwrap_or_else(|| panic!("{name}: rank {rank}'s MPI_Win_fence row"))
+        };
+        if nominal_holds(&t, 1, 1e6) {
+            within(
+                &format!("{name}: arrival wait vs 1 ms"),
+                row(0).arrival_wait_ns,
+                1e6,
+                0.05,
+            );
+        }
+        arrival_wait_holds(&name, row(0), &t, 1, 0.02);
+        assert!(
+            row(1).arrival_wait_ns < 0.1 * row(0).arrival_wait_ns,
+            "{name}: {:?}",
+            row(1)
+        );
+    }
+}
+
 /// A neighbourhood collective (MPI 4.0 §8.6) waits only for the ranks it receives from:
 /// on a distributed graph of two pairs (0-1, 2-3) over 4 ranks, rank k computes k ms
 /// before each of 100 MPI_Neighbor_allgather (`nbr_skew`). Rank 0 receives from rank 1

@@ -218,3 +218,4 @@ int loggp_op_kind(MPI_Op op) {
     return commute ? 2 : 3;
 }
 MPI_Op loggp_op_f2c(MPI_Fint f) { return MPI_Op_f2c(f); }
+MPI_Win loggp_win_f2c(MPI_Fint f) { return MPI_Win_f2c(f); }

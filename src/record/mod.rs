@@ -1,7 +1,8 @@
 //! The hot path: what each intercepted call records (`hooks`), into fixed-size per-thread
 //! statistics (`stats`) and the per-peer communication matrix (`matrix`), with the live
 //! requests (`requests`), the call sites (`sites`), the rank translation of
-//! communicators (`peers`), the call each thread is in (`progress`) and each thread's memory of its recent calls (`memo`).
+//! communicators (`peers`), the call each thread is in (`progress`), each thread's memory of its recent calls (`memo`)
+//! and the communicator of each one-sided window (`windows`).
 //! No lock, allocation, syscall or environment read here.
 pub mod hooks;
 pub mod matrix;
@@ -13,3 +14,4 @@ pub mod requests;
 pub mod samples;
 pub mod sites;
 pub mod stats;
+pub mod windows;

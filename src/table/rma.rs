@@ -78,32 +78,33 @@ macro_rules! rma_rows {
                     => collective(comm(comm_old), || 0, $call),
             }
 
-            // One-sided communication, MPI 4.0 §12: windows (§12.2), their communication
-            // calls with this rank's send and receive data (`counted::rma`), and their
-            // synchronization (§12.5).
+            // One-sided communication, MPI 4.0 §12: windows (§12.2, each one's communicator
+            // kept: `hooks::window`), their communication calls with this rank's send and
+            // receive data, and their synchronization (§12.5; MPI_Win_fence numbered and
+            // kept like a collective on the window's communicator).
             MPI_Win_create { role: Other, mode: None, entry: guarded,
                 c: (base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win)
-                    => counted(|| 0, || PMPI_Win_create(base, size, disp_unit, info, comm, win)),
-                fortran: win_create ts (base, size, disp_unit, info, comm_, win) => counted(|| 0, $call),
+                    => window_created(comm, || c_win(win), || PMPI_Win_create(base, size, disp_unit, info, comm, win)),
+                fortran: win_create ts (base, size, disp_unit, info, comm_, win) => window_created(comm(comm_), || f_win(fp(win)), $call),
             }
             MPI_Win_allocate { role: Other, mode: None, entry: guarded,
                 c: (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win)
-                    => counted(|| 0, || PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win)),
-                fortran: win_allocate plain (size, disp_unit, info, comm_, baseptr, win) => counted(|| 0, $call),
+                    => window_created(comm, || c_win(win), || PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win)),
+                fortran: win_allocate plain (size, disp_unit, info, comm_, baseptr, win) => window_created(comm(comm_), || f_win(fp(win)), $call),
             }
             MPI_Win_allocate_shared { role: Other, mode: None, entry: guarded,
                 c: (size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win)
-                    => counted(|| 0, || PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win)),
-                fortran: win_allocate_shared plain (size, disp_unit, info, comm_, baseptr, win) => counted(|| 0, $call),
+                    => window_created(comm, || c_win(win), || PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win)),
+                fortran: win_allocate_shared plain (size, disp_unit, info, comm_, baseptr, win) => window_created(comm(comm_), || f_win(fp(win)), $call),
             }
             MPI_Win_create_dynamic { role: Other, mode: None, entry: guarded,
                 c: (info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win)
-                    => counted(|| 0, || PMPI_Win_create_dynamic(info, comm, win)),
-                fortran: win_create_dynamic plain (info, comm_, win) => counted(|| 0, $call),
+                    => window_created(comm, || c_win(win), || PMPI_Win_create_dynamic(info, comm, win)),
+                fortran: win_create_dynamic plain (info, comm_, win) => window_created(comm(comm_), || f_win(fp(win)), $call),
             }
             MPI_Win_free { role: Other, mode: None, entry: guarded,
-                c: (win: *mut MPI_Win) => counted(|| 0, || PMPI_Win_free(win)),
-                fortran: win_free plain (win) => counted(|| 0, $call),
+                c: (win: *mut MPI_Win) => window_freed(|| c_win(win), || PMPI_Win_free(win)),
+                fortran: win_free plain (win) => window_freed(|| f_win(fp(win)), $call),
             }
             MPI_Put { role: Other, mode: None, entry: guarded,
                 c: (origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win)
@@ -168,8 +169,8 @@ macro_rules! rma_rows {
                     => counted(|| data(int(origin_count), dt(origin_datatype)) + data(int(result_count), dt(result_datatype)), $call),
             }
             MPI_Win_fence { role: Other, mode: None, entry: guarded,
-                c: (assert: c_int, win: MPI_Win) => counted(|| 0, || PMPI_Win_fence(assert, win)),
-                fortran: win_fence plain (assert, win) => counted(|| 0, $call),
+                c: (assert: c_int, win: MPI_Win) => fence(win, || PMPI_Win_fence(assert, win)),
+                fortran: win_fence plain (assert, win) => fence(f_win(fp(win)), $call),
             }
             MPI_Win_lock { role: Other, mode: None, entry: guarded,
                 c: (lock_type: c_int, rank: c_int, assert: c_int, win: MPI_Win) => counted(|| 0, || PMPI_Win_lock(lock_type, rank, assert, win)),

@@ -11,6 +11,8 @@
  *                50th receive only (a rare long wait among many short calls).
  * coll_skew:     rank k enters each of 100 MPI_Allreduce (8 B) k*D late.
  * coll_even:     the same 100 MPI_Allreduce, every rank on time.
+ * coll_fence:    rank k enters each of 100 MPI_Win_fence (a window of 8 B on
+ *                MPI_COMM_WORLD) k*D late.
  * coll_split:    4 ranks split into two communicators, {0, 1} and {2, 3}; in each, the
  *                second member enters each of 100 MPI_Allreduce on it D (ranks 0-1) or
  *                2D (ranks 2-3) after the first.
@@ -317,11 +319,16 @@ int main(int argc, char **argv) {
     }
     free(other);
     free(ck_from);
-  } else if (!strcmp(c, "coll_skew") || !strcmp(c, "coll_even") || !strcmp(c, "nbr_skew")) {
+  } else if (!strcmp(c, "coll_skew") || !strcmp(c, "coll_even") || !strcmp(c, "nbr_skew") ||
+             !strcmp(c, "coll_fence")) {
     /* Truth: the part of each call before the last member entered (nbr_skew: the last of
      * the rank's in-neighbours; rank 0's is rank 1), and the rest. */
     double x = rank, y = 0;
     int skew = strcmp(c, "coll_even") != 0, nbr = !strcmp(c, "nbr_skew");
+    int fence = !strcmp(c, "coll_fence");
+    MPI_Win win = MPI_WIN_NULL;
+    if (fence)
+      MPI_Win_create(&y, sizeof y, sizeof y, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Comm pairs = MPI_COMM_NULL;
     if (nbr) {
       int partner = rank ^ 1, degree = partner < size ? 1 : 0;
@@ -334,6 +341,8 @@ int main(int argc, char **argv) {
       in[i] = now_ns();
       if (nbr)
         MPI_Neighbor_allgather(&x, 1, MPI_DOUBLE, &y, 1, MPI_DOUBLE, pairs);
+      else if (fence)
+        MPI_Win_fence(0, win);
       else
         MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       out[i] = now_ns();
@@ -377,6 +386,7 @@ int main(int argc, char **argv) {
     }
     free(all);
     if (nbr) MPI_Comm_free(&pairs);
+    if (fence) MPI_Win_free(&win);
   } else if (!strcmp(c, "coll_split")) {
     /* Truth: each first member's mean arrival wait a call (the part of its call before its
      * partner's entry), rank 0's and rank 2's. */

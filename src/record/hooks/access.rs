@@ -78,3 +78,20 @@ pub(crate) fn f_msg_out(p: *const MPI_Fint) -> impl FnOnce() -> Option<u64> {
         Some(b).filter(|&b| !no_proc && b != mpi::message_null().bits())
     }
 }
+/// A C window handle behind `p` (MPI_WIN_NULL for a null pointer): before MPI_Win_free
+/// frees it, or after a creating call wrote it.
+#[inline(always)]
+pub(crate) fn c_win(p: *const mpi::MPI_Win) -> mpi::MPI_Win {
+    if p.is_null() {
+        mpi::win_null()
+    } else {
+        // SAFETY: MPI requires a valid pointer; null is tolerated above.
+        unsafe { *p }
+    }
+}
+/// A Fortran window handle, converted with the MPI's f2c function.
+#[inline(always)]
+pub(crate) fn f_win(p: *const MPI_Fint) -> mpi::MPI_Win {
+    // SAFETY: read-only conversion of a Fortran handle.
+    unsafe { mpi::loggp_win_f2c(f(p)) }
+}

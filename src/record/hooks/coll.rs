@@ -18,7 +18,7 @@ use std::os::raw::{c_int, c_void};
 
 /// The communicator's size (its local group), a dimension of a collective's cell.
 #[inline(always)]
-fn comm_size(comm: MPI_Comm) -> u32 {
+pub(super) fn comm_size(comm: MPI_Comm) -> u32 {
     let mut n: c_int = 0;
     // SAFETY: writes one int.
     unsafe { mpi::PMPI_Comm_size(comm, &mut n) };
@@ -84,7 +84,7 @@ pub(crate) fn reduction(
 /// matched call of 16 ranks' 256 KiB Alltoall was counted after a pause that way
 /// (`tests/waits.rs::time_inside_other_collectives_is_no_pause`).
 #[inline(always)]
-fn pause_since_last(comm_id: u64, func: u8, t0: u64, t1: u64) -> u64 {
+pub(super) fn pause_since_last(comm_id: u64, func: u8, t0: u64, t1: u64) -> u64 {
     let channel = samples::coll_channel(comm_id, func);
     THREAD.with(|t| {
         let before = t.coll_ticks.get();

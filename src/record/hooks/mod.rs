@@ -19,6 +19,7 @@ pub mod p2p;
 pub mod persistent;
 pub mod probe;
 pub mod user_op;
+pub mod window;
 
 #[cfg(mpi_persistent_coll)]
 pub(crate) use coll::init_collective;
@@ -36,3 +37,4 @@ pub(crate) use user_op::op_create;
 #[cfg(mpi_large_count)]
 pub(crate) use user_op::op_create_c;
 pub(crate) use user_op::op_create_f;
+pub(crate) use window::{fence, window_created, window_freed};

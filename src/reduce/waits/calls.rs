@@ -44,7 +44,8 @@ pub(super) const MESSAGE_CALLS: &[&str] = &[
 /// The blocking collectives whose time the split divides (a neighbourhood collective's
 /// arrival wait ends at its last in-neighbour's entry, `colls::neighbourhoods`), and the
 /// communicator constructors, collective over the communicator they start from (MPI 4.0
-/// §7.4.2, §8.5): a member that enters MPI_Comm_split early waits there for the last.
+/// §7.4.2, §8.5): a member that enters MPI_Comm_split early waits there for the last;
+/// and MPI_Win_fence, collective over its window's group (§12.5.1).
 const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Barrier",
     "MPI_Bcast",
@@ -78,6 +79,7 @@ const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Graph_create",
     "MPI_Dist_graph_create",
     "MPI_Dist_graph_create_adjacent",
+    "MPI_Win_fence",
 ];
 
 pub(super) fn is_collective(name: &str) -> bool {
