@@ -3,7 +3,8 @@
 //! function a known number of times with known data; each rank's counts and bytes in the
 //! report must equal what it called, with nothing else counted (an MPI's own calls inside
 //! MPI-IO, ROMIO's, would show here), the constructors must be recorded as collectives,
-//! the family table must show one-sided and I/O time, and the program's output must equal
+//! the waits' split must match every collective call it kept (constructors and fences
+//! among them), the family table must show one-sided and I/O time, and the output must equal
 //! the run without the shim. On Open MPI ob1, Open MPI pml ucx and MPICH; and the same
 //! from Fortran (tests/f/rma_io.F90, a subset) through `use mpi_f08` and `use mpi` on both
 //! MPIs, which checks the generated Fortran entry points of these rows.
@@ -23,6 +24,7 @@ const CALLS: &[(&str, u64, u64)] = &[
     // Communicator constructors.
     ("MPI_Comm_dup", 2, 0),
     ("MPI_Comm_dup_with_info", 1, 0),
+    ("MPI_Comm_idup", 1, 0),
     ("MPI_Comm_split", 1, 0),
     ("MPI_Comm_split_type", 1, 0),
     ("MPI_Comm_create", 1, 0),
@@ -103,9 +105,9 @@ const CALLS: &[(&str, u64, u64)] = &[
     ("MPI_File_read_ordered_end", 1, 0),
     ("MPI_File_read_shared", 1, 8),
     ("MPI_File_iread_shared", 1, 8),
-    // The rest of the program: the waits of the R* and File_i* requests, its barriers,
+    // The rest of the program: the waits of MPI_Comm_idup's, the R* and File_i* requests, its barriers,
     // its checksum (MPI_Reduce's, whose root receives too: below), MPI_Init.
-    ("MPI_Wait", 11, 0),
+    ("MPI_Wait", 12, 0),
     ("MPI_Waitall", 1, 0),
     ("MPI_Barrier", 3, 0),
     ("MPI_Init", 1, 0),
@@ -250,6 +252,29 @@ fn check_program(mpi: Mpi, mca: &[(&str, &str)], what: &str, program: Program) {
     for c in r.cells.iter().filter(|c| constructor(&c.function)) {
         assert_eq!(c.mode, Mode::Collective, "{what}: {}", c.function);
         assert_eq!(c.comm_size, Some(2), "{what}: {}", c.function);
+    }
+    // The waits' split matched every collective call it kept (the constructors and the
+    // fences among them: before they were in its lists, it kept them and matched none),
+    // and each rank has an arrival-wait row for every constructor and MPI_Win_fence.
+    for t in &r.time_split {
+        assert_eq!(
+            t.sampled_collectives, t.matched_collectives,
+            "{what}: rank {} collectives matched",
+            t.rank
+        );
+        for (f, _, _) in calls
+            .iter()
+            .filter(|(f, _, _)| constructor(f) || *f == "MPI_Win_fence")
+        {
+            assert!(
+                r.waits
+                    .collectives
+                    .iter()
+                    .any(|c| c.rank == t.rank && c.function == *f),
+                "{what}: rank {}: no split row of {f}",
+                t.rank
+            );
+        }
     }
     // The family table: one-sided and I/O columns with time in them on every rank.
     let shown = tool_show(&report);

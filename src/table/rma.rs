@@ -11,7 +11,7 @@
 //! name (`record::hooks::counted`): no message model prices them, and the requests of
 //! their nonblocking forms complete in MPI_Wait and its kin, counted there.
 //!
-//! Not here: the large-count (`_c`) forms, MPI_Comm_idup, MPI_Comm_create_group and the
+//! Not here: the large-count (`_c`) forms, MPI_Comm_create_group and the
 //! intercommunicator constructors; and the Fortran bindings of the functions with a
 //! CHARACTER argument (MPI_File_open, MPI_File_set_view), whose hidden length the
 //! generated Fortran entry points do not pass on.
@@ -29,6 +29,14 @@ macro_rules! rma_rows {
                 c: (comm: MPI_Comm, newcomm: *mut MPI_Comm)
                     => collective(comm, || 0, || PMPI_Comm_dup(comm, newcomm)),
                 fortran: comm_dup plain (comm_, newcomm) => collective(comm(comm_), || 0, $call),
+            }
+            // Nonblocking (§7.4.2): followed to the Wait or Test that completes it, as a
+            // nonblocking collective is.
+            MPI_Comm_idup { role: Initiates, mode: Collective, entry: guarded,
+                c: (comm: MPI_Comm, newcomm: *mut MPI_Comm, request: *mut MPI_Request)
+                    => icollective(comm, || 0, c_req_out(request), || PMPI_Comm_idup(comm, newcomm, request)),
+                fortran: comm_idup plain (comm_, newcomm, request)
+                    => icollective(comm(comm_), || 0, f_req_out(fp(request)), $call),
             }
             MPI_Comm_dup_with_info { role: Initiates, mode: Collective, entry: guarded,
                 c: (comm: MPI_Comm, info: MPI_Info, newcomm: *mut MPI_Comm)

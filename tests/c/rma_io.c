@@ -16,6 +16,10 @@ static void comms(int rank, int size, MPI_Comm *shared) {
     MPI_Comm_dup(MPI_COMM_WORLD, &d1);
     MPI_Comm_dup(d1, &d2);
     MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &di);
+    MPI_Comm idup;
+    MPI_Request rq;
+    MPI_Comm_idup(MPI_COMM_WORLD, &idup, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &s);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, shared);
     MPI_Group wg;
@@ -36,8 +40,8 @@ static void comms(int rank, int size, MPI_Comm *shared) {
                                    MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dga);
     MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &one, &right, MPI_UNWEIGHTED,
                           MPI_INFO_NULL, 0, &dg);
-    MPI_Comm all[] = {d1, d2, di, s, c, cart, sub, g, dga, dg};
-    for (int i = 0; i < 10; i++)
+    MPI_Comm all[] = {d1, d2, di, idup, s, c, cart, sub, g, dga, dg};
+    for (int i = 0; i < 11; i++)
         MPI_Comm_free(&all[i]);
 }
 

@@ -122,4 +122,5 @@ const NONBLOCKING_COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Ineighbor_alltoall",
     "MPI_Ineighbor_alltoallv",
     "MPI_Ineighbor_alltoallw",
+    "MPI_Comm_idup",
 ];
