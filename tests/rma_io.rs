@@ -285,6 +285,13 @@ fn check_program(mpi: Mpi, mca: &[(&str, &str)], what: &str, program: Program) {
     for col in ["one-sided", "I/O"] {
         assert!(header.contains(col), "{what}: no {col} column: {header}");
     }
+    // And the overview's parts (taken out of the other calls).
+    for part in ["in one-sided calls", "in MPI-IO calls"] {
+        assert!(
+            shown.contains(part),
+            "{what}: no part {part:?} in:\n{shown}"
+        );
+    }
 }
 
 /// `loggp show` of a report.

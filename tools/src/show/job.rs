@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 
 /// The families a rank's time in MPI is split into.
 const FAMILIES: [&str; 5] = ["point-to-point", "collectives", "one-sided", "I/O", "other"];
-const ONE_SIDED: usize = 2;
-const IO: usize = 3;
+pub(crate) const ONE_SIDED: usize = 2;
+pub(crate) const IO: usize = 3;
 const OTHER: usize = 4;
 
 /// One-sided communication (MPI 4.0 §12: windows, their communication and
 /// synchronization) and I/O (§14: `MPI_File_*`), by the standard's names: their cells
 /// carry no mode of their own.
-fn named_family(f: &str) -> Option<usize> {
+pub(crate) fn named_family(f: &str) -> Option<usize> {
     const RMA: [&str; 10] = [
         "MPI_Put",
         "MPI_Get",

@@ -44,9 +44,35 @@ pub fn start_up_ns(r: &Report, rank: u32) -> f64 {
         .sum()
 }
 
-/// A rank's parts: (name, value, interval), the start-up taken out of `other_ns`.
-fn parts_of(r: &Report, t: &TimeSplit) -> [(&'static str, f64, Option<[f64; 2]>); 7] {
+/// The parts of one-sided and I/O calls (`other_ns` holds them: no message model prices
+/// them), shown only where a rank made such calls.
+const ONE_SIDED: &str = "in one-sided calls (MPI_Win_fence: at collectives)";
+const IO: &str = "in MPI-IO calls";
+
+/// What a rank's one-sided calls took, but MPI_Win_fence's (the split divides those as a
+/// collective's), and what its I/O calls took.
+fn one_sided_and_io_ns(r: &Report, rank: u32) -> (f64, f64) {
+    use super::job::{named_family, IO as IO_FAMILY, ONE_SIDED as ONE_SIDED_FAMILY};
+    let mut t = (0.0, 0.0);
+    for k in r.ranks.iter().filter(|k| k.rank == rank) {
+        for (f, c) in &k.calls {
+            match named_family(f) {
+                Some(ONE_SIDED_FAMILY) if f != "MPI_Win_fence" => t.0 += c.time_ns,
+                Some(IO_FAMILY) => t.1 += c.time_ns,
+                _ => {}
+            }
+        }
+    }
+    t
+}
+
+/// A rank's parts: (name, value, interval), the start-up, one-sided and I/O calls taken
+/// out of `other_ns`.
+fn parts_of(r: &Report, t: &TimeSplit) -> [(&'static str, f64, Option<[f64; 2]>); 9] {
     let init = start_up_ns(r, t.rank).min(t.other_ns.max(0.0));
+    let (one_sided, io) = one_sided_and_io_ns(r, t.rank);
+    let one_sided = one_sided.min((t.other_ns - init).max(0.0));
+    let io = io.min((t.other_ns - init - one_sided).max(0.0));
     [
         ("in MPI_Init (the MPI's start-up)", init, None),
         ("in the transfer cost of messages", t.cost_ns, t.cost_ns_ci),
@@ -70,9 +96,11 @@ fn parts_of(r: &Report, t: &TimeSplit) -> [(&'static str, f64, Option<[f64; 2]>)
             t.collective_cost_ns,
             t.collective_cost_ns_ci,
         ),
+        (ONE_SIDED, one_sided, None),
+        (IO, io, None),
         (
             "in other calls (nonblocking starts, the rest)",
-            t.other_ns - init,
+            t.other_ns - init - one_sided - io,
             None,
         ),
     ]
@@ -112,6 +140,7 @@ pub fn overview(r: &Report) -> Option<Overview> {
             p.ns_ci = None;
         }
     }
+    parts.retain(|p| !matches!(p.part, ONE_SIDED | IO) || p.ns != 0.0);
     let mut heaviest: Vec<(String, f64)> = (super::job::call_totals(r).into_iter())
         .map(|(f, t)| (f.into(), t.2))
         .collect();
@@ -308,5 +337,41 @@ pub(crate) mod tests {
             note.contains("rank 0 spent 390.00 ms more in MPI than rank 1, the most of it waiting for a late sender (390.00 ms more)"),
             "{note}"
         );
+        // No one-sided or I/O calls: no such parts.
+        assert!(!o.parts.iter().any(|p| matches!(p.part, ONE_SIDED | IO)));
+    }
+
+    /// One-sided and I/O calls are parts of their own, taken out of the other calls;
+    /// MPI_Win_fence stays with the collectives, where the split counts it.
+    #[test]
+    fn one_sided_and_io_calls_are_parts_of_their_own() {
+        let mut r = two_ranks([1e6, 1e6]);
+        for k in &mut r.ranks {
+            for (f, ns) in [
+                ("MPI_File_write_at_all", 2e6),
+                ("MPI_Put", 1e6),
+                ("MPI_Win_fence", 0.5e6),
+            ] {
+                k.calls.insert(
+                    f.into(),
+                    CallStats {
+                        count: 1,
+                        time_ns: ns,
+                        ..Default::default()
+                    },
+                );
+            }
+        }
+        for t in &mut r.time_split {
+            t.other_ns += 3e6;
+            t.time_in_mpi_ns += 3e6;
+        }
+        let o = overview(&r).unwrap();
+        let part = |name: &str| o.parts.iter().find(|p| p.part == name).unwrap().ns;
+        assert_eq!(part(IO), 4e6);
+        assert_eq!(part(ONE_SIDED), 2e6);
+        assert_eq!(part("in other calls (nonblocking starts, the rest)"), 10e6);
+        let total: f64 = o.parts.iter().map(|p| p.ns).sum();
+        assert!((total - o.time_in_mpi_ns).abs() < 1.0, "{total} {o:?}");
     }
 }
