@@ -1,12 +1,13 @@
 //! The windows of one-sided communication (MPI 4.0 §12.2) and the communicator each was
 //! created on: MPI_Win_fence is collective over the window's group (§12.5.1), so its
 //! calls are numbered and kept like a collective's on that communicator's name, and the
-//! waits' split finds who entered each fence last (`hooks::coll::fence`).
+//! waits' split finds who entered each fence last (`hooks::window::fence`).
 //!
-//! A fixed table shared by the threads, open addressing on the handle; an entry is claimed
-//! with a compare-and-swap on its key and keeps it (a freed window's entry holds name 0
-//! until its handle comes back for another window). A full table leaves a window's fences
-//! counted and timed but not kept.
+//! A fixed table shared by the threads: an entry is claimed with a compare-and-swap on
+//! its key and let go at MPI_Win_free, so a job may create any number of windows, 64 at
+//! once. A lookup scans the table from the handle's home (a fence is a synchronization of
+//! microseconds; 64 loads are not felt). A full table leaves a window's fences counted
+//! and timed but not kept.
 use crate::base::mpi::{Handle, MPI_Win};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 
@@ -15,7 +16,7 @@ const ENTRIES: usize = 64;
 struct Entry {
     /// The window handle's bits + 1; 0: free.
     key: AtomicU64,
-    /// The communicator's name (`peers::comm_id`); 0: freed.
+    /// The communicator's name (`peers::comm_id`); 0 while being claimed or let go.
     name: AtomicU64,
     /// The communicator's size.
     size: AtomicU32,
@@ -37,20 +38,17 @@ fn home(key: u64) -> usize {
 fn entry(win: MPI_Win, claim: bool) -> Option<&'static Entry> {
     let key = win.bits().wrapping_add(1);
     let h = home(key);
-    for i in 0..ENTRIES {
-        let e = &TABLE[(h + i) % ENTRIES];
-        match e.key.load(Acquire) {
-            k if k == key => return Some(e),
-            0 if claim => match e.key.compare_exchange(0, key, AcqRel, Acquire) {
-                Ok(_) => return Some(e),
-                Err(k) if k == key => return Some(e),
-                Err(_) => continue,
-            },
-            0 => return None,
-            _ => continue,
-        }
+    let at = |i: usize| &TABLE[(h + i) % ENTRIES];
+    if let Some(e) = (0..ENTRIES).map(at).find(|e| e.key.load(Acquire) == key) {
+        return Some(e);
     }
-    None
+    if !claim {
+        return None;
+    }
+    // Windows are created collectively, each handle by one call: no two claims of one key.
+    (0..ENTRIES)
+        .map(at)
+        .find(|e| e.key.compare_exchange(0, key, AcqRel, Relaxed).is_ok())
 }
 
 /// A window was created on the communicator named `name`, of `size` ranks.
@@ -61,10 +59,11 @@ pub fn created(win: MPI_Win, name: u64, size: u32) {
     }
 }
 
-/// A window is being freed: its handle may come back for another.
+/// A window is being freed: its entry is let go (its handle may come back for another).
 pub fn freed(win: MPI_Win) {
     if let Some(e) = entry(win, false) {
         e.name.store(0, Release);
+        e.key.store(0, Release);
     }
 }
 
@@ -90,5 +89,25 @@ mod tests {
         assert_eq!(group_of(w), None);
         created(w, 78, 2);
         assert_eq!(group_of(w), Some((78, 2)));
+        freed(w);
+    }
+
+    /// Entries are let go at MPI_Win_free: more windows than entries over a job, 63 at
+    /// once (one entry left to the other test, which may run beside this one), are all
+    /// found while they live.
+    #[test]
+    fn freed_entries_are_reused() {
+        for round in 0..4u64 {
+            let wins: Vec<MPI_Win> = (0..ENTRIES as u64 - 1)
+                .map(|i| <MPI_Win as Handle>::from_bits(0x10_0000 + round * 0x1000 + i * 8))
+                .collect();
+            for (i, &w) in wins.iter().enumerate() {
+                created(w, 100 + i as u64, 2);
+            }
+            for (i, &w) in wins.iter().enumerate() {
+                assert_eq!(group_of(w), Some((100 + i as u64, 2)), "round {round}");
+            }
+            wins.iter().for_each(|&w| freed(w));
+        }
     }
 }

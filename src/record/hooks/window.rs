@@ -23,13 +23,10 @@ pub(crate) fn window_created(
     win: impl FnOnce() -> MPI_Win,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    let (rc, t0, t1) = timed(func, None, call);
-    protect(|| {
-        record_in(func, mode, PeerClass::Unknown, 0, 0, t1.wrapping_sub(t0), 0);
-        if rc == mpi::success() {
-            windows::created(win(), named(comm), comm_size(comm));
-        }
-    });
+    let rc = super::counted(func, mode, || 0, call);
+    if rc == mpi::success() {
+        protect(|| windows::created(win(), named(comm), comm_size(comm)));
+    }
     rc
 }
 
