@@ -15,4 +15,5 @@ int loggp_is_predefined_type(MPI_Datatype t);
 int loggp_op_kind(MPI_Op op);
 MPI_Op loggp_op_f2c(MPI_Fint f);
 MPI_Win loggp_win_f2c(MPI_Fint f);
+MPI_File loggp_file_f2c(MPI_Fint f);
 #endif

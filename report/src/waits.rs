@@ -20,6 +20,33 @@
 //!   work between its start and that call overlaps the wait and is not counted.
 use serde::{Deserialize, Serialize};
 
+/// The one-sided and I/O calls that the split divides as collectives, into an arrival
+/// wait and a cost (`collective_wait_ns`, `collective_cost_ns` and their
+/// `CollectiveSplit` rows): MPI_Win_fence, collective over its window's group (MPI 4.0
+/// §12.5.1); MPI_File_open, collective over the communicator it names, and the
+/// blocking collective calls on an open file, over the file's group (§14.2, §14.4.2,
+/// §14.4.3, §14.4.4, §14.6.1). The other one-sided and I/O calls are in `other_ns`. A file
+/// call's cost is the I/O itself: `loggp show` counts it with the I/O calls, its
+/// arrival wait with the collectives'.
+pub const SPLIT_AS_COLLECTIVES: &[&str] = &[
+    "MPI_Win_fence",
+    "MPI_File_open",
+    "MPI_File_close",
+    "MPI_File_set_size",
+    "MPI_File_preallocate",
+    "MPI_File_sync",
+    "MPI_File_set_view",
+    "MPI_File_set_info",
+    "MPI_File_set_atomicity",
+    "MPI_File_seek_shared",
+    "MPI_File_read_at_all",
+    "MPI_File_write_at_all",
+    "MPI_File_read_all",
+    "MPI_File_write_all",
+    "MPI_File_read_ordered",
+    "MPI_File_write_ordered",
+];
+
 /// One rank's time in MPI, split. `cost_ns + late_sender_ns + late_receiver_ns +
 /// collective_wait_ns + collective_cost_ns + other_ns = time_in_mpi_ns`.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

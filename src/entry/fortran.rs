@@ -237,32 +237,49 @@ macro_rules! fortran_entries {
             fortran_entries!(@$entry [$call, $ierr] $cfgs $name $mode $short $style ($($farg),*) => $fhook($($fharg),*));
         )?
     };
+    // `chars`: a `plain` routine with one CHARACTER argument (MPI_FILE_OPEN's FILENAME,
+    // MPI_FILE_SET_VIEW's DATAREP, MPI_FILE_DELETE's FILENAME), whose length the Fortran
+    // caller passes after IERROR as a hidden argument (gfortran: a size_t; Open MPI's
+    // `ompi_x_f`: a C int in the same 8-byte slot). The wrapper takes and forwards it as
+    // it came, a pointer-sized word it never reads.
+    (@guarded [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident chars
+        ($($arg:ident),*) => $hook:ident($($harg:expr),*)
+    ) => {
+        fortran_entries!(@guarded_hidden [$call, $ierr] [$($cfg)?] $name $mode $short plain [len]
+            ($($arg),*) => $hook($($harg),*));
+    };
     (@guarded [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident $style:ident
         ($($arg:ident),*) => $hook:ident($($harg:expr),*)
+    ) => {
+        fortran_entries!(@guarded_hidden [$call, $ierr] [$($cfg)?] $name $mode $short $style []
+            ($($arg),*) => $hook($($harg),*));
+    };
+    (@guarded_hidden [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident $style:ident
+        [$($hidden:ident),*] ($($arg:ident),*) => $hook:ident($($harg:expr),*)
     ) => {
         paste::paste! {
             $(#[cfg($cfg)])?
             #[allow(unused_variables)]
             #[inline(always)]
-            unsafe fn [<fortran_ $short>](real: &Real, $($arg: P,)* $ierr: P) -> c_int {
+            unsafe fn [<fortran_ $short>](real: &Real, $($arg: P,)* $ierr: P $(, $hidden: P)*) -> c_int {
                 let f = real.get();
                 if f.is_null() {
                     return missing(real, $ierr, true);
                 }
                 // SAFETY: the MPI's routine of this very signature.
-                let callee: unsafe extern "C" fn($(ptr_ty!($arg),)* P) = std::mem::transmute(f);
+                let callee: unsafe extern "C" fn($(ptr_ty!($arg),)* P $(, ptr_ty!($hidden))*) = std::mem::transmute(f);
                 // Inlined into each exported symbol: its return address is the
                 // application's line.
                 let Some(_guard) = Guard::enter($crate::return_address!()) else {
-                    callee($($arg,)* $ierr);
+                    callee($($arg,)* $ierr $(, $hidden)*);
                     return mpi::success();
                 };
                 fortran_entries!(@hold $style $($arg),*);
-                let $call = || { callee($(Arg::address(&$arg),)* $ierr); ierror($ierr) };
+                let $call = || { callee($(Arg::address(&$arg),)* $ierr $(, $hidden)*); ierror($ierr) };
                 $hook(Func::$name.id(), Mode::$mode, $($harg),*)
             }
         }
-        fortran_entries!(@symbols [$($cfg)?] $short $style ($($arg),*) $ierr);
+        fortran_entries!(@symbols [$($cfg)?] $short $style ($($arg),*) $ierr $($hidden)*);
     };
     // `procarg`: the first argument is a procedure the MPI keeps (MPI_OP_CREATE's
     // FUNCTION), which the hook may replace before the routine reads it: the hook gets
@@ -334,8 +351,8 @@ macro_rules! fortran_entries {
             pub unsafe extern "C" fn [<mpi_ $short _f08_>]($($arg: P,)* $ierr: P) { [<fortran_ $short>](&[<REAL_F08_ $short:upper>], $($arg,)* $ierr); }
         }
     };
-    (@symbols [$($cfg:meta)?] $short:ident $style:ident ($($arg:ident),*) $ierr:ident) => {
-        fortran_entries!(@symbols_all [$($cfg)?] $short $style ($($arg,)* $ierr));
+    (@symbols [$($cfg:meta)?] $short:ident $style:ident ($($arg:ident),*) $ierr:ident $($hidden:ident)*) => {
+        fortran_entries!(@symbols_all [$($cfg)?] $short $style ($($arg,)* $ierr $(, $hidden)*));
     };
     (@symbols_all [$($cfg:meta)?] $short:ident $style:ident ($($arg:ident),*)) => {
         paste::paste! {

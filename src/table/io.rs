@@ -1,7 +1,10 @@
 //! The rows of the I/O functions (see `table`; why they are counted: `rma.rs`), after
 //! those handed in. MPI 4.0 §14: each call counted and timed with the data it names,
 //! count × the size of its memory datatype (`record::hooks::counted`), as asked rather
-//! than as done (a read past the end of the file moves less).
+//! than as done (a read past the end of the file moves less). MPI_File_open and the
+//! blocking calls collective over a file's group (`file_collective`, `file_closed`) are
+//! numbered and kept like collectives on the file's communicator, so that the waits'
+//! split finds their arrival wait (`record::hooks::window`).
 
 /// Expands `$consumer! { [call, ierr] <rows handed in> <these rows> }` (a Fortran column
 /// here writes `$call`).
@@ -12,35 +15,85 @@ macro_rules! io_rows {
             $($before)*
 
             // File manipulation (§14.2) and views (§14.3). MPI_File_open and
-            // MPI_File_set_view have no Fortran row: a CHARACTER argument's hidden length
-            // is not passed on by the generated entry points.
+            // MPI_File_set_view take a CHARACTER argument (style `chars`).
             MPI_File_open { role: Other, mode: None, entry: guarded,
                 c: (comm: MPI_Comm, filename: *const c_char, amode: c_int, info: MPI_Info, fh: *mut MPI_File)
-                    => counted(|| 0, || PMPI_File_open(comm, filename, amode, info, fh)),
+                    => file_opened(comm, || c_file(fh), || PMPI_File_open(comm, filename, amode, info, fh)),
+                fortran: file_open chars (comm_, filename, amode, info, fh) => file_opened(comm(comm_), || f_file(fp(fh)), $call),
             }
             MPI_File_close { role: Other, mode: None, entry: guarded,
                 c: (fh: *mut MPI_File)
-                    => counted(|| 0, || PMPI_File_close(fh)),
-                fortran: file_close plain (fh) => counted(|| 0, $call),
+                    => file_closed(|| c_file(fh), || PMPI_File_close(fh)),
+                fortran: file_close plain (fh) => file_closed(|| f_file(fp(fh)), $call),
             }
             MPI_File_set_size { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, size: MPI_Offset)
-                    => counted(|| 0, || PMPI_File_set_size(fh, size)),
-                fortran: file_set_size plain (fh, size) => counted(|| 0, $call),
+                    => file_collective(fh, || 0, || PMPI_File_set_size(fh, size)),
+                fortran: file_set_size plain (fh, size) => file_collective(f_file(fp(fh)), || 0, $call),
             }
             MPI_File_preallocate { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, size: MPI_Offset)
-                    => counted(|| 0, || PMPI_File_preallocate(fh, size)),
-                fortran: file_preallocate plain (fh, size) => counted(|| 0, $call),
+                    => file_collective(fh, || 0, || PMPI_File_preallocate(fh, size)),
+                fortran: file_preallocate plain (fh, size) => file_collective(f_file(fp(fh)), || 0, $call),
             }
             MPI_File_sync { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File)
-                    => counted(|| 0, || PMPI_File_sync(fh)),
-                fortran: file_sync plain (fh) => counted(|| 0, $call),
+                    => file_collective(fh, || 0, || PMPI_File_sync(fh)),
+                fortran: file_sync plain (fh) => file_collective(f_file(fp(fh)), || 0, $call),
             }
             MPI_File_set_view { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, disp: MPI_Offset, etype: MPI_Datatype, filetype: MPI_Datatype, datarep: *const c_char, info: MPI_Info)
-                    => counted(|| 0, || PMPI_File_set_view(fh, disp, etype, filetype, datarep, info)),
+                    => file_collective(fh, || 0, || PMPI_File_set_view(fh, disp, etype, filetype, datarep, info)),
+                fortran: file_set_view chars (fh, disp, etype, filetype, datarep, info) => file_collective(f_file(fp(fh)), || 0, $call),
+            }
+
+            // The calls that read or set a file's state (§14.2.2-14.2.8, §14.4.3, §14.4.4,
+            // §14.6.1): no data; MPI_File_seek_shared, MPI_File_set_info and
+            // MPI_File_set_atomicity are collective over the file's group.
+            MPI_File_delete { role: Other, mode: None, entry: guarded,
+                c: (filename: *const c_char, info: MPI_Info)
+                    => counted(|| 0, || PMPI_File_delete(filename, info)),
+                fortran: file_delete chars (filename, info) => counted(|| 0, $call),
+            }
+            MPI_File_get_size { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, size: *mut MPI_Offset)
+                    => counted(|| 0, || PMPI_File_get_size(fh, size)),
+                fortran: file_get_size plain (fh, size) => counted(|| 0, $call),
+            }
+            MPI_File_set_info { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, info: MPI_Info)
+                    => file_collective(fh, || 0, || PMPI_File_set_info(fh, info)),
+                fortran: file_set_info plain (fh, info) => file_collective(f_file(fp(fh)), || 0, $call),
+            }
+            MPI_File_set_atomicity { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, flag: c_int)
+                    => file_collective(fh, || 0, || PMPI_File_set_atomicity(fh, flag)),
+                fortran: file_set_atomicity f08direct (fh, flag) => file_collective(f_file(fp(fh)), || 0, $call),
+            }
+            MPI_File_seek { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, whence: c_int)
+                    => counted(|| 0, || PMPI_File_seek(fh, offset, whence)),
+                fortran: file_seek plain (fh, offset, whence) => counted(|| 0, $call),
+            }
+            MPI_File_seek_shared { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, whence: c_int)
+                    => file_collective(fh, || 0, || PMPI_File_seek_shared(fh, offset, whence)),
+                fortran: file_seek_shared plain (fh, offset, whence) => file_collective(f_file(fp(fh)), || 0, $call),
+            }
+            MPI_File_get_position { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: *mut MPI_Offset)
+                    => counted(|| 0, || PMPI_File_get_position(fh, offset)),
+                fortran: file_get_position plain (fh, offset) => counted(|| 0, $call),
+            }
+            MPI_File_get_position_shared { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: *mut MPI_Offset)
+                    => counted(|| 0, || PMPI_File_get_position_shared(fh, offset)),
+                fortran: file_get_position_shared plain (fh, offset) => counted(|| 0, $call),
+            }
+            MPI_File_get_byte_offset { role: Other, mode: None, entry: guarded,
+                c: (fh: MPI_File, offset: MPI_Offset, disp: *mut MPI_Offset)
+                    => counted(|| 0, || PMPI_File_get_byte_offset(fh, offset, disp)),
+                fortran: file_get_byte_offset plain (fh, offset, disp) => counted(|| 0, $call),
             }
 
             // Explicit offsets (§14.4.2), blocking and nonblocking.
@@ -51,8 +104,8 @@ macro_rules! io_rows {
             }
             MPI_File_read_at_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
-                    => counted(|| data(count, datatype), || PMPI_File_read_at_all(fh, offset, buf, count, datatype, status)),
-                fortran: file_read_at_all ts (fh, offset, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+                    => file_collective(fh, || data(count, datatype), || PMPI_File_read_at_all(fh, offset, buf, count, datatype, status)),
+                fortran: file_read_at_all ts (fh, offset, buf, count, datatype, status) => file_collective(f_file(fp(fh)), || data(int(count), dt(datatype)), $call),
             }
             MPI_File_write_at { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
@@ -61,8 +114,8 @@ macro_rules! io_rows {
             }
             MPI_File_write_at_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
-                    => counted(|| data(count, datatype), || PMPI_File_write_at_all(fh, offset, buf, count, datatype, status)),
-                fortran: file_write_at_all ts (fh, offset, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+                    => file_collective(fh, || data(count, datatype), || PMPI_File_write_at_all(fh, offset, buf, count, datatype, status)),
+                fortran: file_write_at_all ts (fh, offset, buf, count, datatype, status) => file_collective(f_file(fp(fh)), || data(int(count), dt(datatype)), $call),
             }
             MPI_File_iread_at { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
@@ -93,8 +146,8 @@ macro_rules! io_rows {
             }
             MPI_File_read_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
-                    => counted(|| data(count, datatype), || PMPI_File_read_all(fh, buf, count, datatype, status)),
-                fortran: file_read_all ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+                    => file_collective(fh, || data(count, datatype), || PMPI_File_read_all(fh, buf, count, datatype, status)),
+                fortran: file_read_all ts (fh, buf, count, datatype, status) => file_collective(f_file(fp(fh)), || data(int(count), dt(datatype)), $call),
             }
             MPI_File_write { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
@@ -103,8 +156,8 @@ macro_rules! io_rows {
             }
             MPI_File_write_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
-                    => counted(|| data(count, datatype), || PMPI_File_write_all(fh, buf, count, datatype, status)),
-                fortran: file_write_all ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+                    => file_collective(fh, || data(count, datatype), || PMPI_File_write_all(fh, buf, count, datatype, status)),
+                fortran: file_write_all ts (fh, buf, count, datatype, status) => file_collective(f_file(fp(fh)), || data(int(count), dt(datatype)), $call),
             }
             MPI_File_iread { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
@@ -140,13 +193,13 @@ macro_rules! io_rows {
             }
             MPI_File_read_ordered { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
-                    => counted(|| data(count, datatype), || PMPI_File_read_ordered(fh, buf, count, datatype, status)),
-                fortran: file_read_ordered ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+                    => file_collective(fh, || data(count, datatype), || PMPI_File_read_ordered(fh, buf, count, datatype, status)),
+                fortran: file_read_ordered ts (fh, buf, count, datatype, status) => file_collective(f_file(fp(fh)), || data(int(count), dt(datatype)), $call),
             }
             MPI_File_write_ordered { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status)
-                    => counted(|| data(count, datatype), || PMPI_File_write_ordered(fh, buf, count, datatype, status)),
-                fortran: file_write_ordered ts (fh, buf, count, datatype, status) => counted(|| data(int(count), dt(datatype)), $call),
+                    => file_collective(fh, || data(count, datatype), || PMPI_File_write_ordered(fh, buf, count, datatype, status)),
+                fortran: file_write_ordered ts (fh, buf, count, datatype, status) => file_collective(f_file(fp(fh)), || data(int(count), dt(datatype)), $call),
             }
             MPI_File_iread_shared { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)

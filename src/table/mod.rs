@@ -23,8 +23,9 @@
 //! MPI's own Fortran routine and returns IERROR. The style: `ts` marks a function with a
 //! choice buffer (MPICH's `use mpi_f08` suffix `_f08ts_`; `plain`: `_f08_`); `f08direct`, a
 //! `plain` one whose Open MPI `use mpi_f08` routine calls `pmpi_x_` itself (a LOGICAL
-//! argument converted, an array of handles copied), so that routine is wrapped too; `procarg` and `noierr` as
-//! `entry::fortran` says.
+//! argument converted, an array of handles copied), so that routine is wrapped too;
+//! `chars`, a `plain` one with one CHARACTER argument, whose hidden length follows IERROR;
+//! `procarg` and `noierr` as `entry::fortran` says.
 //!
 //! Consumers: `base::funcs` (the ids, names, roles and modes), `entry::c` (the exported
 //! `MPI_*` symbols), `entry::fortran` (the Fortran symbols of all three bindings), and

@@ -111,8 +111,14 @@ pub fn compile_fortran(mpi: Mpi, src: &str, binding: &str) -> PathBuf {
         Mpi::OpenMpi => "mpifort.openmpi",
         Mpi::Mpich => "mpif90.mpich",
     };
+    // The program's own modules (tests/f/userop.F90's) go beside it, not into the
+    // directory the tests run in.
+    let modules = dir.join(format!("{stem}_f_{binding}.mod.d"));
+    std::fs::create_dir_all(&modules).unwrap();
     let o = std::process::Command::new(fc)
-        .args(["-cpp", &format!("-D{binding}"), "-O1", "-o"])
+        .args(["-cpp", &format!("-D{binding}"), "-O1", "-J"])
+        .arg(&modules)
+        .arg("-o")
         .arg(&out)
         .arg(root().join("tests/f").join(src))
         .output()

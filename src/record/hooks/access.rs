@@ -78,20 +78,36 @@ pub(crate) fn f_msg_out(p: *const MPI_Fint) -> impl FnOnce() -> Option<u64> {
         Some(b).filter(|&b| !no_proc && b != mpi::message_null().bits())
     }
 }
-/// A C window handle behind `p` (MPI_WIN_NULL for a null pointer): before MPI_Win_free
-/// frees it, or after a creating call wrote it.
+/// A C handle behind `p` (`null` for a null pointer): a window's or a file's, before a
+/// freeing call frees it, or after a creating call wrote it.
 #[inline(always)]
-pub(crate) fn c_win(p: *const mpi::MPI_Win) -> mpi::MPI_Win {
+fn c_handle<T: Copy>(p: *const T, null: T) -> T {
     if p.is_null() {
-        mpi::win_null()
+        null
     } else {
         // SAFETY: MPI requires a valid pointer; null is tolerated above.
         unsafe { *p }
     }
+}
+/// A C window handle behind `p` (MPI_WIN_NULL for a null pointer).
+#[inline(always)]
+pub(crate) fn c_win(p: *const mpi::MPI_Win) -> mpi::MPI_Win {
+    c_handle(p, mpi::win_null())
 }
 /// A Fortran window handle, converted with the MPI's f2c function.
 #[inline(always)]
 pub(crate) fn f_win(p: *const MPI_Fint) -> mpi::MPI_Win {
     // SAFETY: read-only conversion of a Fortran handle.
     unsafe { mpi::loggp_win_f2c(f(p)) }
+}
+/// A C file handle behind `p` (MPI_FILE_NULL for a null pointer).
+#[inline(always)]
+pub(crate) fn c_file(p: *const mpi::MPI_File) -> mpi::MPI_File {
+    c_handle(p, mpi::file_null())
+}
+/// A Fortran file handle, converted with the MPI's f2c function.
+#[inline(always)]
+pub(crate) fn f_file(p: *const MPI_Fint) -> mpi::MPI_File {
+    // SAFETY: read-only conversion of a Fortran handle.
+    unsafe { mpi::loggp_file_f2c(f(p)) }
 }

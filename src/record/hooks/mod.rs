@@ -37,4 +37,6 @@ pub(crate) use user_op::op_create;
 #[cfg(mpi_large_count)]
 pub(crate) use user_op::op_create_c;
 pub(crate) use user_op::op_create_f;
-pub(crate) use window::{fence, window_created, window_freed};
+pub(crate) use window::{
+    fence, file_closed, file_collective, file_opened, window_created, window_freed,
+};

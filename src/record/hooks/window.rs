@@ -1,15 +1,26 @@
+//! Windows and files, the handles whose calls are collective over the group of the
+//! communicator they were created on (`record::groups`).
+//!
 //! One-sided windows (MPI 4.0 §12): created and freed calls counted and timed, with each
-//! window's communicator kept (`record::windows`); MPI_Win_fence, collective over the
-//! window's group (§12.5.1), recorded with the group's size and numbered and kept like a
-//! collective on its communicator, so that the waits' split finds who entered each fence
-//! last (a rank that reaches the fence early waits there for the others).
-use super::coll::{comm_size, named, pause_since_last};
+//! window's communicator kept; MPI_Win_fence, collective over the window's group
+//! (§12.5.1), recorded with the group's size and numbered and kept like a collective on
+//! its communicator, so that the waits' split finds who entered each fence last (a rank
+//! that reaches the fence early waits there for the others).
+//!
+//! Files (§14): MPI_File_open, collective over the communicator it names (§14.2.1), kept
+//! like a collective there, and the file's communicator kept; the collective calls on an
+//! open file (MPI_File_close, _set_size, _preallocate, _sync, _set_view, the `_all` and
+//! `_ordered` data access calls) kept like MPI_Win_fence, with the data they name as a
+//! collective's bytes. The split collectives' `_begin` and `_end` and the nonblocking
+//! collective I/O calls are counted only (`counted`): which of them the members wait in
+//! is the implementation's choice.
+use super::coll::{collective, comm_size, named, pause_since_last};
 use super::common::timed;
-use crate::base::mpi::{self, MPI_Comm, MPI_Win};
-use crate::base::runtime::protect;
+use crate::base::mpi::{self, Handle, MPI_Comm, MPI_File, MPI_Win};
+use crate::base::runtime::{guarded, protect};
+use crate::record::groups::{Groups, FILES, WINDOWS};
 use crate::record::samples;
 use crate::record::stats::record_in;
-use crate::record::windows;
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
 
@@ -24,9 +35,7 @@ pub(crate) fn window_created(
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     let rc = super::counted(func, mode, || 0, call);
-    if rc == mpi::success() {
-        protect(|| windows::created(win(), named(comm), comm_size(comm)));
-    }
+    keep_group(&WINDOWS, rc, comm, || win().bits());
     rc
 }
 
@@ -38,22 +47,92 @@ pub(crate) fn window_freed(
     win: impl FnOnce() -> MPI_Win,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    protect(|| windows::freed(win()));
+    protect(|| WINDOWS.freed(win().bits()));
     super::counted(func, mode, || 0, call)
 }
 
 /// MPI_Win_fence on `win`.
 #[inline(always)]
 pub(crate) fn fence(func: u8, mode: Mode, win: MPI_Win, call: impl FnOnce() -> c_int) -> c_int {
+    in_group(func, mode, || WINDOWS.group_of(win.bits()), || 0, call)
+}
+
+/// MPI_File_open on `comm`: collective there, as a communicator constructor is; `fh`
+/// reads the new handle after the call.
+#[inline(always)]
+pub(crate) fn file_opened(
+    func: u8,
+    mode: Mode,
+    comm: MPI_Comm,
+    fh: impl FnOnce() -> MPI_File,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let rc = collective(func, mode, comm, || 0, call);
+    keep_group(&FILES, rc, comm, || fh().bits());
+    rc
+}
+
+/// MPI_File_close: collective over the file's group, whose entry is let go (the call
+/// frees the handle; `fh` reads it before).
+#[inline(always)]
+pub(crate) fn file_closed(
+    func: u8,
+    mode: Mode,
+    fh: impl FnOnce() -> MPI_File,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let group = guarded("recording", || {
+        let bits = fh().bits();
+        let group = FILES.group_of(bits);
+        FILES.freed(bits);
+        group
+    })
+    .flatten();
+    in_group(func, mode, || group, || 0, call)
+}
+
+/// A collective call on the open file `fh` (MPI_File_write_all, MPI_File_set_view, …),
+/// with the data it names (`bytes`, run after the call).
+#[inline(always)]
+pub(crate) fn file_collective(
+    func: u8,
+    mode: Mode,
+    fh: MPI_File,
+    bytes: impl FnOnce() -> u64,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    in_group(func, mode, || FILES.group_of(fh.bits()), bytes, call)
+}
+
+/// Keeps the communicator of a handle a successful call created (`bits` reads it).
+#[inline(always)]
+fn keep_group(table: &'static Groups, rc: c_int, comm: MPI_Comm, bits: impl FnOnce() -> u64) {
+    if rc == mpi::success() {
+        protect(|| table.created(bits(), named(comm), comm_size(comm)));
+    }
+}
+
+/// A call collective over the group (name, size) of its window or file, where known:
+/// recorded with the group's size, then numbered and kept like a collective on that
+/// communicator's name (`coll::reduction`). `bytes` runs after the call.
+#[inline(always)]
+fn in_group(
+    func: u8,
+    mode: Mode,
+    group: impl FnOnce() -> Option<(u64, u32)>,
+    bytes: impl FnOnce() -> u64,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
     let (rc, t0, t1) = timed(func, None, call);
     protect(|| {
-        let group = windows::group_of(win);
+        let group = group();
         let n = group.map_or(0, |g| g.1);
-        record_in(func, mode, PeerClass::Unknown, 0, 0, t1.wrapping_sub(t0), n);
+        let b = bytes();
+        record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
         if let (true, Some((name, n))) = (rc == mpi::success(), group) {
             let pause = pause_since_last(name, func, t0, t1);
             if let Some(k) = samples::number_coll(func, name) {
-                samples::keep_coll(k, func, n, (0, 0), [t0, t0, t1, pause]);
+                samples::keep_coll(k, func, n, (b, 0), [t0, t0, t1, pause]);
             }
         }
     });

@@ -45,7 +45,7 @@ pub(super) const MESSAGE_CALLS: &[&str] = &[
 /// arrival wait ends at its last in-neighbour's entry, `colls::neighbourhoods`), and the
 /// communicator constructors, collective over the communicator they start from (MPI 4.0
 /// §7.4.2, §8.5): a member that enters MPI_Comm_split early waits there for the last;
-/// and MPI_Win_fence, collective over its window's group (§12.5.1).
+/// and MPI_Win_fence and the collective I/O calls (`loggp_report::SPLIT_AS_COLLECTIVES`).
 const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Barrier",
     "MPI_Bcast",
@@ -79,11 +79,11 @@ const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Graph_create",
     "MPI_Dist_graph_create",
     "MPI_Dist_graph_create_adjacent",
-    "MPI_Win_fence",
 ];
 
 pub(super) fn is_collective(name: &str) -> bool {
     COLLECTIVE_CALLS.contains(&name.trim_end_matches("_c"))
+        || loggp_report::SPLIT_AS_COLLECTIVES.contains(&name)
 }
 
 /// The nonblocking and persistent collectives whose completion the split divides

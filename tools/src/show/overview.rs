@@ -45,20 +45,50 @@ pub fn start_up_ns(r: &Report, rank: u32) -> f64 {
 }
 
 /// The parts of one-sided and I/O calls (`other_ns` holds them: no message model prices
-/// them), shown only where a rank made such calls.
+/// them), shown only where a rank made such calls. The calls the split divides as
+/// collectives (`loggp_report::SPLIT_AS_COLLECTIVES`): MPI_Win_fence stays with the
+/// collectives; a collective I/O call's arrival wait is the collectives', its cost (the
+/// I/O) the I/O calls'.
 const ONE_SIDED: &str = "in one-sided calls (MPI_Win_fence: at collectives)";
-const IO: &str = "in MPI-IO calls";
+const IO: &str = "in MPI-IO calls (collective ones' arrival waits: at collectives)";
 
-/// What a rank's one-sided calls took, but MPI_Win_fence's (the split divides those as a
-/// collective's), and what its I/O calls took.
-fn one_sided_and_io_ns(r: &Report, rank: u32) -> (f64, f64) {
+/// A rank's one-sided and I/O time (ns): one-sided calls but those split as collectives
+/// (`one_sided`), I/O calls not split (`io_apart`), and the collective I/O calls'
+/// (`io_split`) with their arrival wait (`io_wait`): each function's measured time times
+/// the share of arrival wait in its matched calls (`CollectiveSplit` rows; none matched:
+/// no wait known).
+#[derive(Default)]
+struct OneSidedIo {
+    one_sided: f64,
+    io_apart: f64,
+    io_split: f64,
+    io_wait: f64,
+}
+
+fn one_sided_and_io_ns(r: &Report, rank: u32) -> OneSidedIo {
     use super::job::{named_family, IO as IO_FAMILY, ONE_SIDED as ONE_SIDED_FAMILY};
-    let mut t = (0.0, 0.0);
+    let split = |f: &str| loggp_report::SPLIT_AS_COLLECTIVES.contains(&f);
+    let mut t = OneSidedIo::default();
     for k in r.ranks.iter().filter(|k| k.rank == rank) {
         for (f, c) in &k.calls {
             match named_family(f) {
-                Some(ONE_SIDED_FAMILY) if f != "MPI_Win_fence" => t.0 += c.time_ns,
-                Some(IO_FAMILY) => t.1 += c.time_ns,
+                Some(ONE_SIDED_FAMILY) if !split(f) => t.one_sided += c.time_ns,
+                Some(IO_FAMILY) if !split(f) => t.io_apart += c.time_ns,
+                Some(IO_FAMILY) => {
+                    t.io_split += c.time_ns;
+                    let rows =
+                        (r.waits.collectives.iter()).filter(|x| x.rank == rank && x.function == *f);
+                    let (wait, all) = rows.fold((0.0, 0.0), |(w, a), x| {
+                        let n = x.calls_matched as f64;
+                        (
+                            w + n * x.arrival_wait_ns,
+                            a + n * (x.arrival_wait_ns + x.cost_ns),
+                        )
+                    });
+                    if all > 0.0 {
+                        t.io_wait += c.time_ns * (wait / all).clamp(0.0, 1.0);
+                    }
+                }
                 _ => {}
             }
         }
@@ -67,12 +97,16 @@ fn one_sided_and_io_ns(r: &Report, rank: u32) -> (f64, f64) {
 }
 
 /// A rank's parts: (name, value, interval), the start-up, one-sided and I/O calls taken
-/// out of `other_ns`.
+/// out of `other_ns`, the collective I/O calls' cost out of the collectives' cost (its
+/// interval moved with it).
 fn parts_of(r: &Report, t: &TimeSplit) -> [(&'static str, f64, Option<[f64; 2]>); 9] {
     let init = start_up_ns(r, t.rank).min(t.other_ns.max(0.0));
-    let (one_sided, io) = one_sided_and_io_ns(r, t.rank);
-    let one_sided = one_sided.min((t.other_ns - init).max(0.0));
-    let io = io.min((t.other_ns - init - one_sided).max(0.0));
+    let x = one_sided_and_io_ns(r, t.rank);
+    let one_sided = x.one_sided.min((t.other_ns - init).max(0.0));
+    let io_apart = x.io_apart.min((t.other_ns - init - one_sided).max(0.0));
+    let io_cost = (x.io_split - x.io_wait).clamp(0.0, t.collective_cost_ns.max(0.0));
+    let coll_cost_ci = (t.collective_cost_ns_ci)
+        .map(|[lo, hi]| [(lo - io_cost).max(0.0), (hi - io_cost).max(0.0)]);
     [
         ("in MPI_Init (the MPI's start-up)", init, None),
         ("in the transfer cost of messages", t.cost_ns, t.cost_ns_ci),
@@ -93,14 +127,14 @@ fn parts_of(r: &Report, t: &TimeSplit) -> [(&'static str, f64, Option<[f64; 2]>)
         ),
         (
             "in the collectives' cost",
-            t.collective_cost_ns,
-            t.collective_cost_ns_ci,
+            t.collective_cost_ns - io_cost,
+            coll_cost_ci,
         ),
         (ONE_SIDED, one_sided, None),
-        (IO, io, None),
+        (IO, io_apart + io_cost, None),
         (
             "in other calls (nonblocking starts, the rest)",
-            t.other_ns - init - one_sided - io,
+            t.other_ns - init - one_sided - io_apart,
             None,
         ),
     ]
@@ -270,7 +304,7 @@ pub fn table(r: &Report) -> Option<Table> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use loggp_report::{CallStats, RankEntry};
+    use loggp_report::{CallStats, CollectiveSplit, RankEntry};
 
     /// Two ranks, each 100 ms in MPI_Init, 50 ms of transfer cost [45, 55], 5 ms of
     /// other calls, and a late-sender wait (±10 %) of `late_sender_ns[rank]`.
@@ -342,13 +376,15 @@ pub(crate) mod tests {
     }
 
     /// One-sided and I/O calls are parts of their own, taken out of the other calls;
-    /// MPI_Win_fence stays with the collectives, where the split counts it.
+    /// MPI_Win_fence stays with the collectives, where the split counts it; a collective
+    /// I/O call's arrival wait stays there too, its cost goes to the I/O part.
     #[test]
     fn one_sided_and_io_calls_are_parts_of_their_own() {
         let mut r = two_ranks([1e6, 1e6]);
         for k in &mut r.ranks {
             for (f, ns) in [
                 ("MPI_File_write_at_all", 2e6),
+                ("MPI_File_write_at", 1e6),
                 ("MPI_Put", 1e6),
                 ("MPI_Win_fence", 0.5e6),
             ] {
@@ -361,16 +397,35 @@ pub(crate) mod tests {
                     },
                 );
             }
+            // Matched write_at_all calls waited a quarter of their time for the last.
+            r.waits.collectives.push(CollectiveSplit {
+                rank: k.rank,
+                function: "MPI_File_write_at_all".into(),
+                calls_matched: 4,
+                arrival_wait_ns: 0.25e6,
+                cost_ns: 0.75e6,
+                ..Default::default()
+            });
         }
         for t in &mut r.time_split {
-            t.other_ns += 3e6;
-            t.time_in_mpi_ns += 3e6;
+            t.other_ns += 2e6;
+            t.collective_wait_ns += 0.5e6;
+            t.collective_cost_ns += 2e6;
+            t.collective_cost_ns_ci = Some([1.8e6, 2.2e6]);
+            t.time_in_mpi_ns += 4.5e6;
         }
         let o = overview(&r).unwrap();
-        let part = |name: &str| o.parts.iter().find(|p| p.part == name).unwrap().ns;
-        assert_eq!(part(IO), 4e6);
-        assert_eq!(part(ONE_SIDED), 2e6);
-        assert_eq!(part("in other calls (nonblocking starts, the rest)"), 10e6);
+        let part = |name: &str| o.parts.iter().find(|p| p.part == name).unwrap();
+        assert_eq!(part(IO).ns, 5e6);
+        assert_eq!(part(ONE_SIDED).ns, 2e6);
+        assert_eq!(
+            part("in other calls (nonblocking starts, the rest)").ns,
+            10e6
+        );
+        assert_eq!(part("waiting at collectives for the last member").ns, 1e6);
+        let cost = part("in the collectives' cost");
+        assert_eq!(cost.ns, 1e6);
+        assert_eq!(cost.ns_ci, Some([0.6e6, 1.4e6]));
         let total: f64 = o.parts.iter().map(|p| p.ns).sum();
         assert!((total - o.time_in_mpi_ns).abs() < 1.0, "{total} {o:?}");
     }
