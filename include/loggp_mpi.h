@@ -16,4 +16,5 @@ int loggp_op_kind(MPI_Op op);
 MPI_Op loggp_op_f2c(MPI_Fint f);
 MPI_Win loggp_win_f2c(MPI_Fint f);
 MPI_File loggp_file_f2c(MPI_Fint f);
+MPI_Group loggp_group_f2c(MPI_Fint f);
 #endif

@@ -23,13 +23,22 @@ use serde::{Deserialize, Serialize};
 /// The one-sided and I/O calls that the split divides as collectives, into an arrival
 /// wait and a cost (`collective_wait_ns`, `collective_cost_ns` and their
 /// `CollectiveSplit` rows): MPI_Win_fence, collective over its window's group (MPI 4.0
-/// §12.5.1); MPI_File_open, collective over the communicator it names, and the
-/// blocking collective calls on an open file, over the file's group (§14.2, §14.4.2,
-/// §14.4.3, §14.4.4, §14.6.1). The other one-sided and I/O calls are in `other_ns`. A file
-/// call's cost is the I/O itself: `loggp show` counts it with the I/O calls, its
-/// arrival wait with the collectives'.
+/// §12.5.1); the general active-target synchronization (§12.5.2), as meetings of two,
+/// each origin with each target of its epoch: MPI_Win_start with MPI_Win_post, then
+/// MPI_Win_complete with MPI_Win_wait, their rows of `comm_size` 2 (MPI_Win_start and
+/// MPI_Win_complete waiting for a late post, MPI_Win_wait for the last origin's
+/// MPI_Win_complete: Scalasca's late post and early wait); MPI_File_open, collective
+/// over the communicator it names, and the blocking collective calls on an open file,
+/// over the file's group (§14.2, §14.4.2, §14.4.3, §14.4.4, §14.6.1). The other
+/// one-sided and I/O calls are in `other_ns`. Such a call's cost is the one-sided
+/// communication's or the I/O's: `loggp show` counts it with those calls, its arrival
+/// wait with the collectives'.
 pub const SPLIT_AS_COLLECTIVES: &[&str] = &[
     "MPI_Win_fence",
+    "MPI_Win_start",
+    "MPI_Win_complete",
+    "MPI_Win_post",
+    "MPI_Win_wait",
     "MPI_File_open",
     "MPI_File_close",
     "MPI_File_set_size",

@@ -220,3 +220,4 @@ int loggp_op_kind(MPI_Op op) {
 MPI_Op loggp_op_f2c(MPI_Fint f) { return MPI_Op_f2c(f); }
 MPI_Win loggp_win_f2c(MPI_Fint f) { return MPI_Win_f2c(f); }
 MPI_File loggp_file_f2c(MPI_Fint f) { return MPI_File_f2c(f); }
+MPI_Group loggp_group_f2c(MPI_Fint f) { return MPI_Group_f2c(f); }

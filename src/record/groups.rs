@@ -12,7 +12,7 @@
 //! counted and timed but not kept.
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 
-const ENTRIES: usize = 64;
+pub const ENTRIES: usize = 64;
 
 struct Entry {
     /// The handle's bits + 1; 0: free.
@@ -83,6 +83,13 @@ impl Groups {
         }
     }
 
+    /// The entry index of the handle `bits`, where it has one (`record::epochs` keeps
+    /// a window's epochs at the same index).
+    pub fn slot(&self, bits: u64) -> Option<usize> {
+        let e = self.entry(bits, false)?;
+        Some((e as *const Entry as usize - self.0.as_ptr() as usize) / std::mem::size_of::<Entry>())
+    }
+
     /// The name and size of the communicator the handle `bits` was created on, where
     /// known.
     #[inline(always)]
@@ -108,7 +115,10 @@ mod tests {
         assert_eq!(t.group_of(w), None);
         t.created(w, 78, 2);
         assert_eq!(t.group_of(w), Some((78, 2)));
+        let slot = t.slot(w).unwrap();
+        assert!(slot < ENTRIES && t.0[slot].key.load(Relaxed) == w + 1);
         t.freed(w);
+        assert_eq!(t.slot(w), None);
     }
 
     /// Windows and files are tables of their own: a file whose handle has a window's

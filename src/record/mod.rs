@@ -4,6 +4,7 @@
 //! communicators (`peers`), the call each thread is in (`progress`), each thread's memory of its recent calls (`memo`)
 //! and the communicator of each one-sided window and open file (`groups`).
 //! No lock, allocation, syscall or environment read here.
+pub mod epochs;
 pub mod groups;
 pub mod hooks;
 pub mod matrix;

@@ -162,6 +162,35 @@ fn translate(w: &World, comm: MPI_Comm, rank: c_int) -> i32 {
     -1
 }
 
+/// The world ranks of the members of `group` (in its rank order) into `out`; how many,
+/// or None where they are more than `out` holds or the job's layout is not known.
+pub(crate) fn group_to_world(group: MPI_Group, out: &mut [i32]) -> Option<usize> {
+    let w = world()?;
+    let mut n: c_int = 0;
+    // SAFETY: PMPI group calls on the caller's valid group; buffers sized as passed.
+    unsafe {
+        if mpi::PMPI_Group_size(group, &mut n) != mpi::success() || n as usize > out.len() {
+            return None;
+        }
+        let n = n.max(0) as usize;
+        let mut ranks = [0 as c_int; 256];
+        if n > ranks.len() {
+            return None;
+        }
+        for (i, r) in ranks.iter_mut().take(n).enumerate() {
+            *r = i as c_int;
+        }
+        let rc = mpi::PMPI_Group_translate_ranks(
+            group,
+            n as c_int,
+            ranks.as_mut_ptr(),
+            w.world_group,
+            out.as_mut_ptr(),
+        );
+        (rc == mpi::success()).then_some(n)
+    }
+}
+
 #[cold]
 fn build(w: &World, e: &CommEntry, comm: MPI_Comm, rank: c_int) -> i32 {
     if crate::base::settings::inject("comm_translate") {

@@ -217,24 +217,24 @@ macro_rules! rma_rows {
                 fortran: win_sync plain (win) => counted(|| 0, $call),
             }
             MPI_Win_post { role: Other, mode: None, entry: guarded,
-                c: (group: MPI_Group, assert: c_int, win: MPI_Win) => counted(|| 0, || PMPI_Win_post(group, assert, win)),
-                fortran: win_post plain (group, assert, win) => counted(|| 0, $call),
+                c: (group: MPI_Group, assert: c_int, win: MPI_Win) => epoch_opened(group, win, Epoch::Exposure, || PMPI_Win_post(group, assert, win)),
+                fortran: win_post plain (group, assert, win) => epoch_opened(f_group(fp(group)), f_win(fp(win)), Epoch::Exposure, $call),
             }
             MPI_Win_start { role: Other, mode: None, entry: guarded,
-                c: (group: MPI_Group, assert: c_int, win: MPI_Win) => counted(|| 0, || PMPI_Win_start(group, assert, win)),
-                fortran: win_start plain (group, assert, win) => counted(|| 0, $call),
+                c: (group: MPI_Group, assert: c_int, win: MPI_Win) => epoch_opened(group, win, Epoch::Access, || PMPI_Win_start(group, assert, win)),
+                fortran: win_start plain (group, assert, win) => epoch_opened(f_group(fp(group)), f_win(fp(win)), Epoch::Access, $call),
             }
             MPI_Win_complete { role: Other, mode: None, entry: guarded,
-                c: (win: MPI_Win) => counted(|| 0, || PMPI_Win_complete(win)),
-                fortran: win_complete plain (win) => counted(|| 0, $call),
+                c: (win: MPI_Win) => epoch_closed(win, Epoch::Access, || PMPI_Win_complete(win)),
+                fortran: win_complete plain (win) => epoch_closed(f_win(fp(win)), Epoch::Access, $call),
             }
             MPI_Win_wait { role: Other, mode: None, entry: guarded,
-                c: (win: MPI_Win) => counted(|| 0, || PMPI_Win_wait(win)),
-                fortran: win_wait plain (win) => counted(|| 0, $call),
+                c: (win: MPI_Win) => epoch_closed(win, Epoch::Exposure, || PMPI_Win_wait(win)),
+                fortran: win_wait plain (win) => epoch_closed(f_win(fp(win)), Epoch::Exposure, $call),
             }
             MPI_Win_test { role: Other, mode: None, entry: guarded,
-                c: (win: MPI_Win, flag: *mut c_int) => counted(|| 0, || PMPI_Win_test(win, flag)),
-                fortran: win_test f08direct (win, flag) => counted(|| 0, $call),
+                c: (win: MPI_Win, flag: *mut c_int) => epoch_tested(win, || c_flag(flag), || PMPI_Win_test(win, flag)),
+                fortran: win_test f08direct (win, flag) => epoch_tested(f_win(fp(win)), || int(flag) != 0, $call),
             }
         ] }
     };

@@ -16,6 +16,15 @@
  * coll_file:     rank k enters each of 100 MPI_File_write_at_all (8 B each, at its own
  *                offset) k*D late, on a file opened on MPI_COMM_WORLD (in /tmp, deleted
  *                on close).
+ * pscw:          2 ranks, rank 0 the origin and rank 1 the target of 200 epochs of
+ *                general active-target synchronization on a window of 8 B (MPI_Win_start,
+ *                MPI_Put of 8 B, MPI_Win_complete; MPI_Win_post, MPI_Win_wait): in the
+ *                first 100 the target computes D before its post (a late post), in the
+ *                last 100 the origin computes D before its put (an early wait).
+ * pscw_many:     3 ranks, 100 epochs of rank 0 exposing its window to ranks 1 and 2
+ *                (rank 2 computing D before its put), then 100 of rank 0 accessing ranks
+ *                1 and 2 (rank 2 computing D before its post): each of rank 0's calls
+ *                waits for the last of its two peers.
  * coll_split:    4 ranks split into two communicators, {0, 1} and {2, 3}; in each, the
  *                second member enters each of 100 MPI_Allreduce on it D (ranks 0-1) or
  *                2D (ranks 2-3) after the first.
@@ -425,6 +434,125 @@ int main(int argc, char **argv) {
         printf("TRUTH close_arrival_wait_ns %.0f\n", a);
       }
     }
+  } else if (!strcmp(c, "pscw")) {
+    /* Truth (Scalasca's): the origin's late post, the part of its MPI_Win_start and
+     * MPI_Win_complete calls before the target's MPI_Win_post entered; the target's
+     * early wait, the part of its MPI_Win_wait before the origin's MPI_Win_complete
+     * entered. Each a mean over the 200 epochs. */
+    double x = rank, y = 0;
+    MPI_Win win;
+    MPI_Win_create(&y, sizeof y, sizeof y, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Group world, peer;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int other = 1 - rank;
+    MPI_Group_incl(world, 1, &other, &peer);
+    calls = 200;
+    /* Per epoch: origin [start in, start out, complete in, complete out], target [post
+     * in, wait in, wait out]. */
+    double *t = calloc(4 * (size_t)calls, sizeof(double));
+    for (int i = 0; i < calls; i++) {
+      double *e = t + 4 * i;
+      if (rank == 0) {
+        e[0] = now_ns();
+        MPI_Win_start(peer, 0, win);
+        e[1] = now_ns();
+        if (i >= calls / 2) compute(d, 0);
+        MPI_Put(&x, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE, win);
+        e[2] = now_ns();
+        MPI_Win_complete(win);
+        e[3] = now_ns();
+      } else if (rank == 1) {
+        if (i < calls / 2) compute(d, 0);
+        e[0] = now_ns();
+        MPI_Win_post(peer, 0, win);
+        e[1] = now_ns();
+        MPI_Win_wait(win);
+        e[2] = now_ns();
+      }
+    }
+    double *all = rank == 0 ? calloc(8 * (size_t)calls, sizeof(double)) : NULL;
+    MPI_Gather(t, 4 * calls, MPI_DOUBLE, all, 4 * calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      double late_post = 0, early_wait = 0;
+      for (int i = 0; i < calls; i++) {
+        double *o = all + 4 * i, *g = all + 4 * calls + 4 * i;
+        double a = g[0] - o[0], b = g[0] - o[2];
+        late_post += (a < 0 ? 0 : a > o[1] - o[0] ? o[1] - o[0] : a) +
+                     (b < 0 ? 0 : b > o[3] - o[2] ? o[3] - o[2] : b);
+        double w = o[2] - g[1];
+        early_wait += w < 0 ? 0 : w > g[2] - g[1] ? g[2] - g[1] : w;
+      }
+      printf("TRUTH late_post_per_call_ns %.0f\n", late_post / calls);
+      printf("TRUTH early_wait_per_call_ns %.0f\n", early_wait / calls);
+    }
+    free(all);
+    free(t);
+    MPI_Group_free(&peer);
+    MPI_Group_free(&world);
+    MPI_Win_free(&win);
+  } else if (!strcmp(c, "pscw_many") && size == 3) {
+    /* Truth: rank 0's early wait in its MPI_Win_wait calls, before the later of its two
+     * origins' MPI_Win_complete entered, and its late post in its MPI_Win_start and
+     * MPI_Win_complete calls, before the later of its two targets' MPI_Win_post
+     * entered; each a mean over its 100 epochs. */
+    double x = rank, y[2] = {0, 0};
+    MPI_Win win;
+    MPI_Win_create(y, sizeof y, sizeof y[0], MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Group world, peers;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int others[2] = {1, 2}, zero = 0;
+    MPI_Group_incl(world, rank == 0 ? 2 : 1, rank == 0 ? others : &zero, &peers);
+    calls = 100;
+    /* Per epoch of each phase: [entry, exit] of the opening call, of the closing one. */
+    double *t = calloc(8 * (size_t)calls, sizeof(double));
+    for (int phase = 0; phase < 2; phase++) {
+      for (int i = 0; i < calls; i++) {
+        double *e = t + 8 * i + 4 * phase;
+        int access = (phase == 0) != (rank == 0);
+        if (rank == 2 && !access) compute(d, 1);
+        e[0] = now_ns();
+        if (access)
+          MPI_Win_start(peers, 0, win);
+        else
+          MPI_Win_post(peers, 0, win);
+        e[1] = now_ns();
+        if (access) {
+          if (rank == 2) compute(d, 1);
+          for (int k = 0; k < (rank == 0 ? 2 : 1); k++)
+            MPI_Put(&x, 1, MPI_DOUBLE, rank == 0 ? others[k] : 0, rank == 0 ? 0 : rank - 1, 1,
+                    MPI_DOUBLE, win);
+        }
+        e[2] = now_ns();
+        if (access)
+          MPI_Win_complete(win);
+        else
+          MPI_Win_wait(win);
+        e[3] = now_ns();
+      }
+    }
+    double *all = rank == 0 ? calloc(3 * 8 * (size_t)calls, sizeof(double)) : NULL;
+    MPI_Gather(t, 8 * calls, MPI_DOUBLE, all, 8 * calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      double early_wait = 0, late_post = 0;
+      for (int i = 0; i < calls; i++) {
+        double *me = all + 8 * i, *p1 = all + 8 * calls + 8 * i, *p2 = all + 16 * calls + 8 * i;
+        /* Phase 0: the later complete; phase 1 (offset 4): the later post. */
+        double complete = p1[2] > p2[2] ? p1[2] : p2[2];
+        double w = complete - me[2];
+        early_wait += w < 0 ? 0 : w > me[3] - me[2] ? me[3] - me[2] : w;
+        double post = p1[4] > p2[4] ? p1[4] : p2[4];
+        double a = post - me[4], b = post - me[6];
+        late_post += (a < 0 ? 0 : a > me[5] - me[4] ? me[5] - me[4] : a) +
+                     (b < 0 ? 0 : b > me[7] - me[6] ? me[7] - me[6] : b);
+      }
+      printf("TRUTH early_wait_per_call_ns %.0f\n", early_wait / calls);
+      printf("TRUTH late_post_per_call_ns %.0f\n", late_post / calls);
+    }
+    free(all);
+    free(t);
+    MPI_Group_free(&peers);
+    MPI_Group_free(&world);
+    MPI_Win_free(&win);
   } else if (!strcmp(c, "coll_split")) {
     /* Truth: each first member's mean arrival wait a call (the part of its call before its
      * partner's entry), rank 0's and rank 2's. */

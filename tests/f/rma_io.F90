@@ -9,15 +9,16 @@ program rma_io
   use mpi
 #endif
   implicit none
-  integer :: rank, nranks, ierr, i, right
+  integer :: rank, nranks, ierr, i, right, left
 #ifdef F08
+  type(MPI_Group) :: wgroup, from, to
   type(MPI_Comm) :: split, cart
   type(MPI_Win) :: win
   type(MPI_File) :: fh
   type(MPI_Status) :: st
   type(MPI_Request) :: rq
 #else
-  integer :: split, cart, win, fh, rq
+  integer :: split, cart, win, fh, rq, wgroup, from, to
   integer :: st(MPI_STATUS_SIZE)
 #endif
   integer(kind=MPI_ADDRESS_KIND) :: winsize, disp
@@ -65,6 +66,18 @@ program rma_io
                       MPI_SUM, win, ierr)
   call MPI_Win_unlock(right, win, ierr)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  ! General active-target synchronization with the neighbours (an epoch of no access).
+  left = mod(rank + nranks - 1, nranks)
+  call MPI_Comm_group(MPI_COMM_WORLD, wgroup, ierr)
+  call MPI_Group_incl(wgroup, 1, [left], from, ierr)
+  call MPI_Group_incl(wgroup, 1, [right], to, ierr)
+  call MPI_Win_post(from, 0, win, ierr)
+  call MPI_Win_start(to, 0, win, ierr)
+  call MPI_Win_complete(win, ierr)
+  call MPI_Win_wait(win, ierr)
+  call MPI_Group_free(from, ierr)
+  call MPI_Group_free(to, ierr)
+  call MPI_Group_free(wgroup, ierr)
   fetched = sum(dst) + sum(local)
   call MPI_Win_free(win, ierr)
 

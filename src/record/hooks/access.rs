@@ -111,3 +111,15 @@ pub(crate) fn f_file(p: *const MPI_Fint) -> mpi::MPI_File {
     // SAFETY: read-only conversion of a Fortran handle.
     unsafe { mpi::loggp_file_f2c(f(p)) }
 }
+/// A Fortran group handle, converted with the MPI's f2c function.
+#[inline(always)]
+pub(crate) fn f_group(p: *const MPI_Fint) -> mpi::MPI_Group {
+    // SAFETY: read-only conversion of a Fortran handle.
+    unsafe { mpi::loggp_group_f2c(f(p)) }
+}
+/// A C flag argument's value after the call (false for a null pointer).
+#[inline(always)]
+pub(crate) fn c_flag(p: *const std::os::raw::c_int) -> bool {
+    // SAFETY: MPI requires a valid pointer; null is tolerated.
+    !p.is_null() && unsafe { *p } != 0
+}

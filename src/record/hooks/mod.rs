@@ -13,6 +13,7 @@ pub mod coll;
 pub mod common;
 pub mod complete;
 pub mod counted;
+pub mod epoch;
 pub mod exchange;
 pub mod neighbor;
 pub mod p2p;
@@ -21,12 +22,14 @@ pub mod probe;
 pub mod user_op;
 pub mod window;
 
+pub(crate) use crate::record::epochs::Epoch;
 #[cfg(mpi_persistent_coll)]
 pub(crate) use coll::init_collective;
 pub(crate) use coll::{bytes, collective, icollective, reduction};
 pub(crate) use common::Types;
 pub(crate) use complete::{wait_all, wait_any, wait_one, wait_some};
 pub(crate) use counted::{counted, data};
+pub(crate) use epoch::{epoch_closed, epoch_opened, epoch_tested};
 #[cfg(mpi_isendrecv)]
 pub(crate) use exchange::isendrecv;
 pub(crate) use exchange::sendrecv;

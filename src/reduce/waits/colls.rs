@@ -87,23 +87,69 @@ pub(super) fn collectives(x: &Ctx, coll: &[Coll], m: &mut Measured) {
     let names = crate::record::peers::remembered();
     let mut communicators: HashMap<(u64, u8), Option<Communicator>> = HashMap::new();
     let mut next = vec![0usize; n];
-    for c in coll {
-        let h = home(c);
-        let i = next[h];
-        next[h] += 3;
-        m.sampled_collectives += 1;
-        let (Some(&last), Some(&u), Some(&pause)) =
-            (back[h].get(i), back[h].get(i + 1), back[h].get(i + 2))
-        else {
+    // Each sample's (last entry, uncertainty, pause), where its call was found whole.
+    let found: Vec<Option<(u64, u64, u64)>> = (coll.iter())
+        .map(|c| {
+            let h = home(c);
+            let i = next[h];
+            next[h] += 3;
+            match (back[h].get(i), back[h].get(i + 1), back[h].get(i + 2)) {
+                (Some(&last), Some(&u), Some(&pause)) if last != 0 => Some((last, u, pause)),
+                _ => None,
+            }
+        })
+        .collect();
+    // A one-sided epoch's call meets each of its peers apart (`hooks::epoch`): one call,
+    // kept once per peer, waits for the last of them. Its samples (the same function and
+    // entry) make one: the latest of their last entries, where every one was found.
+    let mut epoch_calls: HashMap<(u8, u64), Option<(u64, u64)>> = HashMap::new();
+    for (c, f) in coll.iter().zip(&found) {
+        let func = (c[5] >> 56) as u8;
+        if is_epoch_call(func) {
+            let e = epoch_calls.entry((func, c[2])).or_insert(Some((0, 0)));
+            *e = match (*e, f) {
+                (Some((last, u)), Some(f)) => Some((last.max(f.0), u.max(f.1))),
+                _ => None,
+            };
+        }
+    }
+    for (c, f) in coll.iter().zip(&found) {
+        let func = (c[5] >> 56) as u8;
+        // The MPI_Win_test that completed an exposure epoch is only its origins' partner
+        // (`hooks::epoch`): not split, not counted here.
+        if func == crate::base::funcs::Func::MPI_Win_test.id() {
             continue;
+        }
+        let (last, u, pause) = if is_epoch_call(func) {
+            // The call's first sample stands for it, the others are not counted again.
+            match epoch_calls.remove(&(func, c[2])) {
+                None => continue,
+                Some(None) => (0, 0, 0),
+                Some(Some((last, u))) => (last, u, 0),
+            }
+        } else {
+            f.unwrap_or_default()
         };
+        m.sampled_collectives += 1;
         if last != 0 {
-            let func = (c[5] >> 56) as u8;
             let of = (communicators.entry((c[0], func)))
                 .or_insert_with(|| communicator(&names, c[0], func));
             take(m, c, last, u + my_u, pause, scale, of.as_ref());
         }
     }
+}
+
+/// The one-sided epochs' calls, each kept once per peer (`hooks::epoch`).
+fn is_epoch_call(func: u8) -> bool {
+    use crate::base::funcs::Func;
+    [
+        Func::MPI_Win_start,
+        Func::MPI_Win_complete,
+        Func::MPI_Win_post,
+        Func::MPI_Win_wait,
+    ]
+    .iter()
+    .any(|f| f.id() == func)
 }
 
 /// A collective's communicator where its members matter to its row: its name

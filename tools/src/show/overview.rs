@@ -46,50 +46,56 @@ pub fn start_up_ns(r: &Report, rank: u32) -> f64 {
 
 /// The parts of one-sided and I/O calls (`other_ns` holds them: no message model prices
 /// them), shown only where a rank made such calls. The calls the split divides as
-/// collectives (`loggp_report::SPLIT_AS_COLLECTIVES`): MPI_Win_fence stays with the
-/// collectives; a collective I/O call's arrival wait is the collectives', its cost (the
-/// I/O) the I/O calls'.
-const ONE_SIDED: &str = "in one-sided calls (MPI_Win_fence: at collectives)";
+/// collectives (`loggp_report::SPLIT_AS_COLLECTIVES`: fences, the epochs' start,
+/// complete, post and wait, collective I/O): their arrival wait stays with the
+/// collectives', their cost (the one-sided communication, the I/O) goes to its family.
+const ONE_SIDED: &str = "in one-sided calls (synchronization's arrival waits: at collectives)";
 const IO: &str = "in MPI-IO calls (collective ones' arrival waits: at collectives)";
 
-/// A rank's one-sided and I/O time (ns): one-sided calls but those split as collectives
-/// (`one_sided`), I/O calls not split (`io_apart`), and the collective I/O calls'
-/// (`io_split`) with their arrival wait (`io_wait`): each function's measured time times
-/// the share of arrival wait in its matched calls (`CollectiveSplit` rows; none matched:
-/// no wait known).
+/// A rank's time (ns) in one family of calls: those not split (`apart`), and those the
+/// split divides as collectives (`split`) with their arrival wait (`wait`): each
+/// function's measured time times the share of arrival wait in its matched calls
+/// (`CollectiveSplit` rows; none matched: no wait known).
 #[derive(Default)]
-struct OneSidedIo {
-    one_sided: f64,
-    io_apart: f64,
-    io_split: f64,
-    io_wait: f64,
+struct Family {
+    apart: f64,
+    split: f64,
+    wait: f64,
 }
 
-fn one_sided_and_io_ns(r: &Report, rank: u32) -> OneSidedIo {
+impl Family {
+    /// The split calls' cost, taken out of the collectives' cost.
+    fn cost(&self) -> f64 {
+        (self.split - self.wait).max(0.0)
+    }
+}
+
+/// A rank's one-sided and I/O families.
+fn one_sided_and_io_ns(r: &Report, rank: u32) -> [Family; 2] {
     use super::job::{named_family, IO as IO_FAMILY, ONE_SIDED as ONE_SIDED_FAMILY};
-    let split = |f: &str| loggp_report::SPLIT_AS_COLLECTIVES.contains(&f);
-    let mut t = OneSidedIo::default();
+    let mut t: [Family; 2] = Default::default();
     for k in r.ranks.iter().filter(|k| k.rank == rank) {
         for (f, c) in &k.calls {
-            match named_family(f) {
-                Some(ONE_SIDED_FAMILY) if !split(f) => t.one_sided += c.time_ns,
-                Some(IO_FAMILY) if !split(f) => t.io_apart += c.time_ns,
-                Some(IO_FAMILY) => {
-                    t.io_split += c.time_ns;
-                    let rows =
-                        (r.waits.collectives.iter()).filter(|x| x.rank == rank && x.function == *f);
-                    let (wait, all) = rows.fold((0.0, 0.0), |(w, a), x| {
-                        let n = x.calls_matched as f64;
-                        (
-                            w + n * x.arrival_wait_ns,
-                            a + n * (x.arrival_wait_ns + x.cost_ns),
-                        )
-                    });
-                    if all > 0.0 {
-                        t.io_wait += c.time_ns * (wait / all).clamp(0.0, 1.0);
-                    }
-                }
-                _ => {}
+            let x = match named_family(f) {
+                Some(ONE_SIDED_FAMILY) => &mut t[0],
+                Some(IO_FAMILY) => &mut t[1],
+                _ => continue,
+            };
+            if !loggp_report::SPLIT_AS_COLLECTIVES.contains(&f.as_str()) {
+                x.apart += c.time_ns;
+                continue;
+            }
+            x.split += c.time_ns;
+            let rows = (r.waits.collectives.iter()).filter(|x| x.rank == rank && x.function == *f);
+            let (wait, all) = rows.fold((0.0, 0.0), |(w, a), x| {
+                let n = x.calls_matched as f64;
+                (
+                    w + n * x.arrival_wait_ns,
+                    a + n * (x.arrival_wait_ns + x.cost_ns),
+                )
+            });
+            if all > 0.0 {
+                x.wait += c.time_ns * (wait / all).clamp(0.0, 1.0);
             }
         }
     }
@@ -97,16 +103,18 @@ fn one_sided_and_io_ns(r: &Report, rank: u32) -> OneSidedIo {
 }
 
 /// A rank's parts: (name, value, interval), the start-up, one-sided and I/O calls taken
-/// out of `other_ns`, the collective I/O calls' cost out of the collectives' cost (its
-/// interval moved with it).
+/// out of `other_ns`, the split ones' cost out of the collectives' cost (its interval
+/// moved with it).
 fn parts_of(r: &Report, t: &TimeSplit) -> [(&'static str, f64, Option<[f64; 2]>); 9] {
     let init = start_up_ns(r, t.rank).min(t.other_ns.max(0.0));
-    let x = one_sided_and_io_ns(r, t.rank);
-    let one_sided = x.one_sided.min((t.other_ns - init).max(0.0));
-    let io_apart = x.io_apart.min((t.other_ns - init - one_sided).max(0.0));
-    let io_cost = (x.io_split - x.io_wait).clamp(0.0, t.collective_cost_ns.max(0.0));
+    let [os, io] = one_sided_and_io_ns(r, t.rank);
+    let os_apart = os.apart.min((t.other_ns - init).max(0.0));
+    let io_apart = io.apart.min((t.other_ns - init - os_apart).max(0.0));
+    let split_cost = (os.cost() + io.cost()).clamp(0.0, t.collective_cost_ns.max(0.0));
+    let os_cost = os.cost().min(split_cost);
+    let io_cost = split_cost - os_cost;
     let coll_cost_ci = (t.collective_cost_ns_ci)
-        .map(|[lo, hi]| [(lo - io_cost).max(0.0), (hi - io_cost).max(0.0)]);
+        .map(|[lo, hi]| [(lo - split_cost).max(0.0), (hi - split_cost).max(0.0)]);
     [
         ("in MPI_Init (the MPI's start-up)", init, None),
         ("in the transfer cost of messages", t.cost_ns, t.cost_ns_ci),
@@ -127,14 +135,14 @@ fn parts_of(r: &Report, t: &TimeSplit) -> [(&'static str, f64, Option<[f64; 2]>)
         ),
         (
             "in the collectives' cost",
-            t.collective_cost_ns - io_cost,
+            t.collective_cost_ns - split_cost,
             coll_cost_ci,
         ),
-        (ONE_SIDED, one_sided, None),
+        (ONE_SIDED, os_apart + os_cost, None),
         (IO, io_apart + io_cost, None),
         (
             "in other calls (nonblocking starts, the rest)",
-            t.other_ns - init - one_sided - io_apart,
+            t.other_ns - init - os_apart - io_apart,
             None,
         ),
     ]
@@ -375,9 +383,9 @@ pub(crate) mod tests {
         assert!(!o.parts.iter().any(|p| matches!(p.part, ONE_SIDED | IO)));
     }
 
-    /// One-sided and I/O calls are parts of their own, taken out of the other calls;
-    /// MPI_Win_fence stays with the collectives, where the split counts it; a collective
-    /// I/O call's arrival wait stays there too, its cost goes to the I/O part.
+    /// One-sided and I/O calls are parts of their own, taken out of the other calls; the
+    /// arrival wait of those the split divides as collectives (MPI_Win_fence, a
+    /// collective I/O call) stays with the collectives, their cost goes to their part.
     #[test]
     fn one_sided_and_io_calls_are_parts_of_their_own() {
         let mut r = two_ranks([1e6, 1e6]);
@@ -417,15 +425,16 @@ pub(crate) mod tests {
         let o = overview(&r).unwrap();
         let part = |name: &str| o.parts.iter().find(|p| p.part == name).unwrap();
         assert_eq!(part(IO).ns, 5e6);
-        assert_eq!(part(ONE_SIDED).ns, 2e6);
+        // The fence matched no call: its time, all cost, is the one-sided calls'.
+        assert_eq!(part(ONE_SIDED).ns, 3e6);
         assert_eq!(
             part("in other calls (nonblocking starts, the rest)").ns,
             10e6
         );
         assert_eq!(part("waiting at collectives for the last member").ns, 1e6);
         let cost = part("in the collectives' cost");
-        assert_eq!(cost.ns, 1e6);
-        assert_eq!(cost.ns_ci, Some([0.6e6, 1.4e6]));
+        assert_eq!(cost.ns, 0.0);
+        assert_eq!(cost.ns_ci, Some([0.0, 0.4e6]));
         let total: f64 = o.parts.iter().map(|p| p.ns).sum();
         assert!((total - o.time_in_mpi_ns).abs() < 1.0, "{total} {o:?}");
     }
