@@ -335,14 +335,35 @@ fn calibration_sends_nothing_on_the_applications_communicators() {
 /// jobs here ranged 0.36–1.24; with four per pass (`AFTER_PAUSE_REPS`), eighteen jobs
 /// 0.68–1.43, medians over three 0.74–0.85 (the program's own median moved 1.2–3.9 µs
 /// from one 45 ms stretch of a job to the next).
+///
+/// A batch where neither MPI shows the effect cannot check the probe: it is made again,
+/// three batches at most, before the test fails (a fresh-clone rehearsal at e9a2626 read
+/// 1.34 × and 1.28 ×, each MPI's calibration within 0.97–1.0 × of its program's).
 #[test]
 fn the_exchange_after_a_pause_is_what_the_program_pays() {
-    // Per MPI, the program's exchange after 1 ms over its back to back.
+    let mut batches = vec![];
+    for batch in 0..3 {
+        let pause_cost = pause_batch(batch);
+        if pause_cost.iter().any(|&(_, x)| x >= 1.5) {
+            return;
+        }
+        println!("batch {batch}: no pause cost to check against: {pause_cost:?}");
+        batches.push(pause_cost);
+    }
+    panic!(
+        "the programs' exchange after 1 ms away from MPI over their back to back, three batches: {batches:?}, none 1.5 ×: this machine shows no cost of a pause to check the probe against"
+    );
+}
+
+/// One batch of [`the_exchange_after_a_pause_is_what_the_program_pays`]: per MPI, the
+/// program's exchange after 1 ms over its back to back, each MPI's calibration checked
+/// against its program's.
+fn pause_batch(batch: usize) -> Vec<(&'static str, f64)> {
     let mut pause_cost: Vec<(&str, f64)> = vec![];
     for mpi in [Mpi::OpenMpi, Mpi::Mpich] {
         let (mut truth_hot, mut truth_cold, mut ratio) = (vec![], vec![], vec![]);
         for k in 0..3 {
-            let name = format!("pause_exchange_{}_{k}", mpi.name());
+            let name = format!("pause_exchange_{}_{batch}_{k}", mpi.name());
             let (r, o) = shim_job(mpi, 2, "pause_exchange.c", &[], &[], &name);
             // The median of the program's exchanges after each pause (ns).
             let truth = |pause: &str| -> f64 {
@@ -400,8 +421,5 @@ fn the_exchange_after_a_pause_is_what_the_program_pays() {
             mpi.name()
         );
     }
-    assert!(
-        pause_cost.iter().any(|&(_, x)| x >= 1.5),
-        "the programs' exchange after 1 ms away from MPI over their back to back: {pause_cost:?}, none 1.5 ×: this machine shows no cost of a pause to check the probe against"
-    );
+    pause_cost
 }

@@ -33,6 +33,9 @@ const CALLS: &[(&str, u64, u64)] = &[
     ("MPI_Graph_create", 1, 0),
     ("MPI_Dist_graph_create", 1, 0),
     ("MPI_Dist_graph_create_adjacent", 1, 0),
+    ("MPI_Comm_create_group", 1, 0),
+    ("MPI_Intercomm_create", 1, 0),
+    ("MPI_Intercomm_merge", 1, 0),
     // Windows and their communication (doubles: 8 B; the CAS's long: 8 B).
     ("MPI_Win_allocate", 1, 0),
     ("MPI_Win_create", 1, 0),
@@ -159,7 +162,7 @@ const FORTRAN_CALLS: &[(&str, u64, u64)] = &[
 /// The communicator constructors: recorded as collectives over the communicator they
 /// start from.
 fn constructor(f: &str) -> bool {
-    ["Comm_", "Cart_", "Graph_", "Dist_graph_"]
+    ["Comm_", "Cart_", "Graph_", "Dist_graph_", "Intercomm_"]
         .iter()
         .any(|p| f.strip_prefix("MPI_").is_some_and(|g| g.starts_with(p)))
 }
@@ -266,7 +269,13 @@ fn check_program(mpi: Mpi, mca: &[(&str, &str)], what: &str, program: Program) {
     assert!(problems.is_empty(), "{what}:\n{}", problems.join("\n"));
     for c in r.cells.iter().filter(|c| constructor(&c.function)) {
         assert_eq!(c.mode, Mode::Collective, "{what}: {}", c.function);
-        assert_eq!(c.comm_size, Some(2), "{what}: {}", c.function);
+        // An intercommunicator's are kept on the local group, one of the two halves.
+        let n = if c.function.starts_with("MPI_Intercomm_") {
+            1
+        } else {
+            2
+        };
+        assert_eq!(c.comm_size, Some(n), "{what}: {}", c.function);
     }
     // The waits' split matched every collective call it kept (the constructors, the
     // fences and the collective I/O calls among them: before they were in its lists, it

@@ -29,7 +29,8 @@ use serde::{Deserialize, Serialize};
 /// MPI_Win_complete waiting for a late post, MPI_Win_wait for the last origin's
 /// MPI_Win_complete: Scalasca's late post and early wait); MPI_File_open, collective
 /// over the communicator it names, and the blocking collective calls on an open file,
-/// over the file's group (§14.2, §14.4.2, §14.4.3, §14.4.4, §14.6.1). The other
+/// over the file's group (§14.2, §14.4.2, §14.4.3, §14.4.4, §14.6.1), a split
+/// collective's `_begin` among them (ROMIO and ompio do the collective there). The other
 /// one-sided and I/O calls are in `other_ns`. Such a call's cost is the one-sided
 /// communication's or the I/O's: `loggp show` counts it with those calls, its arrival
 /// wait with the collectives'.
@@ -54,6 +55,12 @@ pub const SPLIT_AS_COLLECTIVES: &[&str] = &[
     "MPI_File_write_all",
     "MPI_File_read_ordered",
     "MPI_File_write_ordered",
+    "MPI_File_read_at_all_begin",
+    "MPI_File_write_at_all_begin",
+    "MPI_File_read_all_begin",
+    "MPI_File_write_all_begin",
+    "MPI_File_read_ordered_begin",
+    "MPI_File_write_ordered_begin",
 ];
 
 /// One rank's time in MPI, split. `cost_ns + late_sender_ns + late_receiver_ns +

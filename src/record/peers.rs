@@ -191,6 +191,15 @@ pub(crate) fn group_to_world(group: MPI_Group, out: &mut [i32]) -> Option<usize>
     }
 }
 
+/// The name the members of a group (`members`, world ranks) give a call collective over
+/// it on the communicator named `comm` with `tag` (MPI_Comm_create_group): the same on
+/// every member, never 0.
+pub(crate) fn group_name(members: &[i32], comm: u64, tag: i32) -> u64 {
+    (group_hash(members) ^ comm.rotate_left(17) ^ (tag as u32 as u64) << 40)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        | 2
+}
+
 #[cold]
 fn build(w: &World, e: &CommEntry, comm: MPI_Comm, rank: c_int) -> i32 {
     if crate::base::settings::inject("comm_translate") {

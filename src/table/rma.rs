@@ -58,6 +58,24 @@ macro_rules! rma_rows {
                     => collective(comm, || 0, || PMPI_Comm_create(comm, group, newcomm)),
                 fortran: comm_create plain (comm_, group, newcomm) => collective(comm(comm_), || 0, $call),
             }
+            MPI_Comm_create_group { role: Initiates, mode: Collective, entry: guarded,
+                c: (comm: MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut MPI_Comm)
+                    => group_collective(comm, group, tag, || PMPI_Comm_create_group(comm, group, tag, newcomm)),
+                fortran: comm_create_group plain (comm_, group, tag, newcomm) => group_collective(comm(comm_), f_group(fp(group)), int(tag), $call),
+            }
+            // The intercommunicator constructors: collective over both groups, numbered
+            // and kept on the local one (each group's members agree on its name; the
+            // other group's lateness is in the cost).
+            MPI_Intercomm_create { role: Initiates, mode: Collective, entry: guarded,
+                c: (local_comm: MPI_Comm, local_leader: c_int, peer_comm: MPI_Comm, remote_leader: c_int, tag: c_int, newintercomm: *mut MPI_Comm)
+                    => collective(local_comm, || 0, || PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm)),
+                fortran: intercomm_create plain (local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm) => collective(comm(local_comm), || 0, $call),
+            }
+            MPI_Intercomm_merge { role: Initiates, mode: Collective, entry: guarded,
+                c: (intercomm: MPI_Comm, high: c_int, newintracomm: *mut MPI_Comm)
+                    => collective(intercomm, || 0, || PMPI_Intercomm_merge(intercomm, high, newintracomm)),
+                fortran: intercomm_merge f08direct (intercomm, high, newintracomm) => collective(comm(intercomm), || 0, $call),
+            }
             MPI_Cart_create { role: Initiates, mode: Collective, entry: guarded,
                 c: (comm_old: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int, reorder: c_int, comm_cart: *mut MPI_Comm)
                     => collective(comm_old, || 0, || PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart)),

@@ -40,8 +40,16 @@ static void comms(int rank, int size, MPI_Comm *shared) {
                                    MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dga);
     MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &one, &right, MPI_UNWEIGHTED,
                           MPI_INFO_NULL, 0, &dg);
-    MPI_Comm all[] = {d1, d2, di, idup, s, c, cart, sub, g, dga, dg};
-    for (int i = 0; i < 11; i++)
+    /* A communicator of a group's members only; the two halves of the split (even and
+     * odd ranks) joined by an intercommunicator, then merged. */
+    MPI_Comm cg, inter, merged;
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Comm_create_group(MPI_COMM_WORLD, wg, 7, &cg);
+    MPI_Group_free(&wg);
+    MPI_Intercomm_create(s, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 9, &inter);
+    MPI_Intercomm_merge(inter, rank % 2, &merged);
+    MPI_Comm all[] = {d1, d2, di, idup, s, c, cart, sub, g, dga, dg, cg, inter, merged};
+    for (int i = 0; i < 14; i++)
         MPI_Comm_free(&all[i]);
 }
 

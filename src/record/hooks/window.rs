@@ -1,5 +1,6 @@
 //! Windows and files, the handles whose calls are collective over the group of the
-//! communicator they were created on (`record::groups`).
+//! communicator they were created on (`record::groups`); and MPI_Comm_create_group,
+//! collective over a group rather than a communicator.
 //!
 //! One-sided windows (MPI 4.0 §12): created and freed calls counted and timed, with each
 //! window's communicator kept; MPI_Win_fence, collective over the window's group
@@ -11,14 +12,15 @@
 //! like a collective there, and the file's communicator kept; the collective calls on an
 //! open file (MPI_File_close, _set_size, _preallocate, _sync, _set_view, the `_all` and
 //! `_ordered` data access calls) kept like MPI_Win_fence, with the data they name as a
-//! collective's bytes. The split collectives' `_begin` and `_end` and the nonblocking
-//! collective I/O calls are counted only (`counted`): which of them the members wait in
-//! is the implementation's choice.
+//! collective's bytes; a split collective's `_begin` too (ROMIO and ompio do the
+//! collective there). Its `_end` and the nonblocking collective I/O calls are counted
+//! only (`counted`).
 use super::coll::{collective, comm_size, named, pause_since_last};
 use super::common::timed;
-use crate::base::mpi::{self, Handle, MPI_Comm, MPI_File, MPI_Win};
+use crate::base::mpi::{self, Handle, MPI_Comm, MPI_File, MPI_Group, MPI_Win};
 use crate::base::runtime::{guarded, protect};
 use crate::record::groups::{Groups, FILES, WINDOWS};
+use crate::record::peers;
 use crate::record::samples;
 use crate::record::stats::record_in;
 use loggp_report::{Mode, PeerClass};
@@ -102,6 +104,27 @@ pub(crate) fn file_collective(
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     in_group(func, mode, || FILES.group_of(fh.bits()), bytes, call)
+}
+
+/// MPI_Comm_create_group (MPI 4.0 §7.4.2): collective over the members of `group`
+/// only, so numbered and kept on a name its members give it (`peers::group_name`: the
+/// members' world ranks, `comm`'s name, `tag`), with the group's size. A group of more
+/// than 256 members, or one the job's layout cannot translate: counted, not kept.
+#[inline(always)]
+pub(crate) fn group_collective(
+    func: u8,
+    mode: Mode,
+    comm: MPI_Comm,
+    group: MPI_Group,
+    tag: c_int,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let of_group = || {
+        let mut ranks = [0i32; 256];
+        let n = peers::group_to_world(group, &mut ranks)?;
+        Some((peers::group_name(&ranks[..n], named(comm), tag), n as u32))
+    };
+    in_group(func, mode, of_group, || 0, call)
 }
 
 /// Keeps the communicator of a handle a successful call created (`bits` reads it).

@@ -79,6 +79,9 @@ const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Graph_create",
     "MPI_Dist_graph_create",
     "MPI_Dist_graph_create_adjacent",
+    "MPI_Comm_create_group",
+    "MPI_Intercomm_create",
+    "MPI_Intercomm_merge",
 ];
 
 pub(super) fn is_collective(name: &str) -> bool {
