@@ -139,6 +139,13 @@ fn collective_finding(r: &Report, t: &TimeSplit) -> Option<Finding> {
                 "the ranks this one receives from in {} (its in-neighbours) arrive after it: balance the work before it among neighbours (`loggp show` lists each rank's arrival wait)",
                 top.function
             )
+        } else if top.function == "MPI_Win_wait" {
+            "the origins of this rank's exposure epochs reach MPI_Win_complete after it reaches MPI_Win_wait (an early wait): balance the work of the epoch, or do this rank's own work before its MPI_Win_wait".to_string()
+        } else if matches!(top.function.as_str(), "MPI_Win_start" | "MPI_Win_complete") {
+            format!(
+                "the targets of this rank's access epochs post them (MPI_Win_post) after it reaches {} (a late post): post earlier, or balance the work before the post",
+                top.function
+            )
         } else {
             format!(
                 "the members arrive at {} at different times: balance the work before it (`loggp show` lists each rank's arrival wait)",
@@ -404,6 +411,37 @@ mod tests {
                 "disturbed"
             ]
         );
+    }
+
+    /// A one-sided epoch's wait is named by its pattern: a rank waiting in MPI_Win_wait
+    /// is told its origins complete late, one waiting in MPI_Win_start its targets post
+    /// late.
+    #[test]
+    fn an_epochs_wait_is_named_by_its_pattern() {
+        use loggp_report::{CollectiveSplit, Report, TimeSplit};
+        for (function, says) in [
+            ("MPI_Win_wait", "an early wait"),
+            ("MPI_Win_start", "a late post"),
+            ("MPI_Win_complete", "a late post"),
+            ("MPI_Allreduce", "the members arrive at MPI_Allreduce"),
+        ] {
+            let mut r = Report::default();
+            r.time_split.push(TimeSplit {
+                rank: 0,
+                time_in_mpi_ns: 2e6,
+                collective_wait_ns: 1e6,
+                ..Default::default()
+            });
+            r.waits.collectives.push(CollectiveSplit {
+                function: function.into(),
+                comm_size: 2,
+                calls_matched: 10,
+                arrival_wait_ns: 1e5,
+                ..Default::default()
+            });
+            let f = collective_finding(&r, &r.time_split[0]).expect("a finding");
+            assert!(f.action.contains(says), "{function}: {}", f.action);
+        }
     }
 
     /// Calls after a pause: their median over the back-to-back median, times the calls,
