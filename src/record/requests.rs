@@ -50,6 +50,28 @@ pub struct Info {
     pub sample: Sample,
 }
 
+impl Info {
+    /// A request of a call that moves no message (nonblocking I/O, request-based
+    /// one-sided communication): mode `none`, followed only so that its completion is
+    /// told apart (nothing of it is timed).
+    pub fn other() -> Info {
+        Info {
+            mode: Mode::None,
+            class: PeerClass::Unknown,
+            persistent: false,
+            active: true,
+            cancel_requested: false,
+            message: false,
+            bytes: 0,
+            polled_ticks: 0,
+            peer_world: -1,
+            start_ticks: 0,
+            comm_bits: 0,
+            sample: Sample::default(),
+        }
+    }
+}
+
 /// A nonblocking message's place in the waits' sample: numbered at its start (a send, or
 /// a receive with a named source and tag, whose order of posting is its order of
 /// matching) and kept, or to be numbered at completion from its status (a wildcard

@@ -119,23 +119,23 @@ macro_rules! io_rows {
             }
             MPI_File_iread_at { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted(|| data(count, datatype), || PMPI_File_iread_at(fh, offset, buf, count, datatype, request)),
-                fortran: file_iread_at ts (fh, offset, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iread_at(fh, offset, buf, count, datatype, request)),
+                fortran: file_iread_at ts (fh, offset, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
             MPI_File_iread_at_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted(|| data(count, datatype), || PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request)),
-                fortran: file_iread_at_all ts (fh, offset, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request)),
+                fortran: file_iread_at_all ts (fh, offset, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
             MPI_File_iwrite_at { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted(|| data(count, datatype), || PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request)),
-                fortran: file_iwrite_at ts (fh, offset, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request)),
+                fortran: file_iwrite_at ts (fh, offset, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
             MPI_File_iwrite_at_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted(|| data(count, datatype), || PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request)),
-                fortran: file_iwrite_at_all ts (fh, offset, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request)),
+                fortran: file_iwrite_at_all ts (fh, offset, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
 
             // Individual file pointers (§14.4.3).
@@ -161,23 +161,23 @@ macro_rules! io_rows {
             }
             MPI_File_iread { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted(|| data(count, datatype), || PMPI_File_iread(fh, buf, count, datatype, request)),
-                fortran: file_iread ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iread(fh, buf, count, datatype, request)),
+                fortran: file_iread ts (fh, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
             MPI_File_iread_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted(|| data(count, datatype), || PMPI_File_iread_all(fh, buf, count, datatype, request)),
-                fortran: file_iread_all ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iread_all(fh, buf, count, datatype, request)),
+                fortran: file_iread_all ts (fh, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
             MPI_File_iwrite { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted(|| data(count, datatype), || PMPI_File_iwrite(fh, buf, count, datatype, request)),
-                fortran: file_iwrite ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iwrite(fh, buf, count, datatype, request)),
+                fortran: file_iwrite ts (fh, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
             MPI_File_iwrite_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted(|| data(count, datatype), || PMPI_File_iwrite_all(fh, buf, count, datatype, request)),
-                fortran: file_iwrite_all ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iwrite_all(fh, buf, count, datatype, request)),
+                fortran: file_iwrite_all ts (fh, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
 
             // Shared file pointers (§14.4.4).
@@ -203,13 +203,13 @@ macro_rules! io_rows {
             }
             MPI_File_iread_shared { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted(|| data(count, datatype), || PMPI_File_iread_shared(fh, buf, count, datatype, request)),
-                fortran: file_iread_shared ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iread_shared(fh, buf, count, datatype, request)),
+                fortran: file_iread_shared ts (fh, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
             MPI_File_iwrite_shared { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted(|| data(count, datatype), || PMPI_File_iwrite_shared(fh, buf, count, datatype, request)),
-                fortran: file_iwrite_shared ts (fh, buf, count, datatype, request) => counted(|| data(int(count), dt(datatype)), $call),
+                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iwrite_shared(fh, buf, count, datatype, request)),
+                fortran: file_iwrite_shared ts (fh, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
 
             // Split collective data access (§14.4.5): the begin call names the data, the end

@@ -171,28 +171,28 @@ macro_rules! rma_rows {
             }
             MPI_Rput { role: Other, mode: None, entry: guarded,
                 c: (origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request)
-                    => counted(|| data(origin_count, origin_datatype), || PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request)),
+                    => counted_request(|| data(origin_count, origin_datatype), c_req_out(request), || PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request)),
                 fortran: rput ts (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request)
-                    => counted(|| data(int(origin_count), dt(origin_datatype)), $call),
+                    => counted_request(|| data(int(origin_count), dt(origin_datatype)), f_req_out(fp(request)), $call),
             }
             MPI_Rget { role: Other, mode: None, entry: guarded,
                 c: (origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request)
-                    => counted(|| data(origin_count, origin_datatype), || PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request)),
+                    => counted_request(|| data(origin_count, origin_datatype), c_req_out(request), || PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request)),
                 fortran: rget ts (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request)
-                    => counted(|| data(int(origin_count), dt(origin_datatype)), $call),
+                    => counted_request(|| data(int(origin_count), dt(origin_datatype)), f_req_out(fp(request)), $call),
             }
             MPI_Raccumulate { role: Other, mode: None, entry: guarded,
                 c: (origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request)
-                    => counted(|| data(origin_count, origin_datatype), || PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request)),
+                    => counted_request(|| data(origin_count, origin_datatype), c_req_out(request), || PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request)),
                 fortran: raccumulate ts (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request)
-                    => counted(|| data(int(origin_count), dt(origin_datatype)), $call),
+                    => counted_request(|| data(int(origin_count), dt(origin_datatype)), f_req_out(fp(request)), $call),
             }
             MPI_Rget_accumulate { role: Other, mode: None, entry: guarded,
                 c: (origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request)
-                    => counted(|| data(origin_count, origin_datatype) + data(result_count, result_datatype),
+                    => counted_request(|| data(origin_count, origin_datatype) + data(result_count, result_datatype), c_req_out(request),
                         || PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request)),
                 fortran: rget_accumulate ts (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request)
-                    => counted(|| data(int(origin_count), dt(origin_datatype)) + data(int(result_count), dt(result_datatype)), $call),
+                    => counted_request(|| data(int(origin_count), dt(origin_datatype)) + data(int(result_count), dt(result_datatype)), f_req_out(fp(request)), $call),
             }
             MPI_Win_fence { role: Other, mode: None, entry: guarded,
                 c: (assert: c_int, win: MPI_Win) => fence(win, || PMPI_Win_fence(assert, win)),

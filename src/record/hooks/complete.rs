@@ -1,7 +1,7 @@
 //! Completion hooks (MPI 4.0 §3.7.3, §3.7.5): each completed request is recorded with
 //! its lifetime, and the completing call under the request's mode when it completed one.
 use super::common::{poll_step, status_source, status_tag, timed, visible_status};
-use super::p2p::call_time;
+use super::completion::{record_completion_call, record_one_completion};
 use crate::base::funcs::{REQ_CANCELLED, REQ_COMPLETED};
 use crate::base::mpi::{self, Handle, MPI_Status};
 use crate::base::runtime::{protect, THREAD};
@@ -12,7 +12,7 @@ use crate::record::samples::{self, poll_word, SIDE_RECV, SIDE_SEND};
 use crate::record::stats::{record, this_slot, Slot, SCRATCH_HANDLES};
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// The message ends one completion call completed, and where their kept samples went:
 /// each kept end then records how many ends its call completed (`samples::side_of`), so
@@ -63,6 +63,9 @@ fn complete(
     let info = requests::complete(bits)?;
     if !info.active {
         return None; // an inactive persistent request completes at once, with nothing
+    }
+    if info.mode == Mode::None {
+        return Some(info); // no message: nothing of it to record or sample
     }
     let (mut class, mut peer) = (info.class, info.peer_world);
     if class == PeerClass::Unknown
@@ -216,55 +219,8 @@ fn polled_since(first: impl FnOnce() -> u64, completed: bool, t0: u64, t1: u64) 
     THREAD.with(|t| poll_step(&t.polled, &t.polled_ticks, key, completed, (t0, t1)))
 }
 
-/// The ticks of the Test calls that polled a nonblocking collective, completed nothing,
-/// and were followed by a call that completed only collectives: the collectives' time in the
-/// waits' split (issue 25), counted apart from the cells, where those calls have no
-/// request to be recorded under.
-pub static COLLECTIVE_POLL_TICKS: AtomicU64 = AtomicU64::new(0);
-
 /// Whether any Test call has completed nothing yet (see [`polled_since`]).
 static POLLED: AtomicBool = AtomicBool::new(false);
-
-/// Records a completion call: under the mode, class and size of the request it completed
-/// when it completed exactly one, so that completion costs can be learned per mode; under
-/// the mode of collectives when every request it completed was a nonblocking collective
-/// (its time is the collectives', as the split reads the cells). `poll_ticks`: the earlier
-/// polls of what it completed (see [`polled_since`]). `n_coll`: how many of the `n_done`
-/// were collectives.
-#[inline(always)]
-fn record_completion_call(
-    func: u8,
-    only: Option<Info>,
-    (n_done, n_coll): (usize, usize),
-    ticks: u64,
-    poll_ticks: u64,
-) {
-    match only {
-        Some(i) if n_done == 1 => {
-            if i.mode == Mode::Collective && poll_ticks != 0 {
-                COLLECTIVE_POLL_TICKS.fetch_add(poll_ticks, Relaxed);
-            }
-            record(func, i.mode, i.class, i.bytes, 0, ticks);
-            // The completion of one request: its time is its peer's (sent earlier).
-            call_time(i.mode, i.peer_world, None, ticks);
-        }
-        _ if n_done > 1 && n_coll == n_done => {
-            if poll_ticks != 0 {
-                COLLECTIVE_POLL_TICKS.fetch_add(poll_ticks, Relaxed);
-            }
-            record(func, Mode::Collective, PeerClass::Unknown, 0, 0, ticks);
-        }
-        _ => record(func, Mode::None, PeerClass::Unknown, 0, 0, ticks),
-    }
-}
-
-/// [`record_completion_call`] of a call that completes at most one request (`info`).
-#[inline(always)]
-fn record_one_completion(func: u8, info: Option<Info>, (t0, t1): (u64, u64), polls: u64) {
-    let n = info.is_some() as usize;
-    let n_coll = info.is_some_and(|i| i.mode == Mode::Collective) as usize;
-    record_completion_call(func, info, (n, n_coll), t1.wrapping_sub(t0), polls);
-}
 
 /// MPI_Wait and MPI_Test (MPI 4.0 §3.7.3). `flag` is null for Wait. A status the caller
 /// cannot see (Fortran) is passed as MPI_STATUS_IGNORE and stays unfilled.
@@ -383,7 +339,7 @@ pub(crate) fn wait_all(
         // SAFETY: flag, when given, was written by the call.
         let done = rc == mpi::success() && (flag.is_null() || unsafe { *flag } != 0);
         let (since, polls) = polled_since(|| n.first(), done, t0, t1);
-        let (mut last, mut n_done, mut n_coll) = (None, 0, 0);
+        let (mut last, mut n_done, mut n_coll, mut n_other) = (None, 0, 0, 0);
         if done {
             let mut together = Together::default();
             for i in 0..count.max(0) as usize {
@@ -395,13 +351,14 @@ pub(crate) fn wait_all(
                         last = Some(info);
                         n_done += 1;
                         n_coll += (info.mode == Mode::Collective) as usize;
+                        n_other += (info.mode == Mode::None) as usize;
                     }
                 }
             }
             together.finish();
         }
         let ticks = t1.wrapping_sub(t0);
-        record_completion_call(func, last, (n_done, n_coll), ticks, polls);
+        record_completion_call(func, last, (n_done, n_coll, n_other), ticks, polls);
     });
     rc
 }
@@ -471,7 +428,7 @@ pub(crate) fn wait_some(
         } else {
             unsafe { *outcount }
         };
-        let (mut last, mut n_done, mut n_coll) = (None, 0, 0);
+        let (mut last, mut n_done, mut n_coll, mut n_other) = (None, 0, 0, 0);
         let completed =
             rc == mpi::success() && out != mpi::undefined() && out > 0 && !indices.is_null();
         let (since, polls) = polled_since(|| n.first(), completed, t0, t1);
@@ -487,13 +444,14 @@ pub(crate) fn wait_some(
                         last = Some(info);
                         n_done += 1;
                         n_coll += (info.mode == Mode::Collective) as usize;
+                        n_other += (info.mode == Mode::None) as usize;
                     }
                 }
             }
             together.finish();
         }
         let ticks = t1.wrapping_sub(t0);
-        record_completion_call(func, last, (n_done, n_coll), ticks, polls);
+        record_completion_call(func, last, (n_done, n_coll, n_other), ticks, polls);
     });
     rc
 }

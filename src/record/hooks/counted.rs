@@ -6,6 +6,7 @@
 use super::common::{msg_bytes, timed};
 use crate::base::mpi::MPI_Datatype;
 use crate::base::runtime::protect;
+use crate::record::requests;
 use crate::record::stats::record;
 use loggp_report::{Mode, PeerClass};
 use std::os::raw::c_int;
@@ -24,6 +25,29 @@ pub(crate) fn counted(
         let b = bytes();
         record(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0));
     });
+    rc
+}
+
+/// A call that starts a request (MPI_File_iwrite_at, MPI_Rput, …): counted as above, and
+/// its request followed to the call that completes it, under mode `none`, so that the
+/// time of a Wait or Test that completes only such requests is not taken for message
+/// time (`completion::OTHER_COMPLETION_TICKS`). `request` reads the new handle.
+#[inline(always)]
+pub(crate) fn counted_request(
+    func: u8,
+    mode: Mode,
+    bytes: impl FnOnce() -> u64,
+    request: impl FnOnce() -> Option<u64>,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let rc = counted(func, mode, bytes, call);
+    if rc == crate::base::mpi::success() {
+        protect(|| {
+            if let Some(req) = request() {
+                requests::insert(req, requests::Info::other());
+            }
+        });
+    }
     rc
 }
 

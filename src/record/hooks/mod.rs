@@ -12,6 +12,7 @@ pub mod access;
 pub mod coll;
 pub mod common;
 pub mod complete;
+pub mod completion;
 pub mod counted;
 pub mod epoch;
 pub mod exchange;
@@ -28,7 +29,7 @@ pub(crate) use coll::init_collective;
 pub(crate) use coll::{bytes, collective, icollective, reduction};
 pub(crate) use common::Types;
 pub(crate) use complete::{wait_all, wait_any, wait_one, wait_some};
-pub(crate) use counted::{counted, data};
+pub(crate) use counted::{counted, counted_request, data};
 pub(crate) use epoch::{epoch_closed, epoch_opened, epoch_tested};
 #[cfg(mpi_isendrecv)]
 pub(crate) use exchange::isendrecv;

@@ -13,7 +13,7 @@ pub(super) const MESSAGE_CALLS: &[&str] = &[
     // Test calls poll: a message they complete was waited for from the first poll
     // (`record::hooks::complete::polled_since`); the polls that complete nothing are in
     // this time too, but for those of a nonblocking collective that a call then completed
-    // alone (`complete::COLLECTIVE_POLL_TICKS`), which are the collectives'.
+    // alone (`completion::COLLECTIVE_POLL_TICKS`), which are the collectives'.
     "MPI_Test",
     "MPI_Testall",
     "MPI_Testany",

@@ -99,7 +99,7 @@ pub fn split_table(r: &Report) -> Option<Table> {
         )
     };
     t.note = Some(format!(
-        "blocking sends, receives (MPI_Probe, MPI_Mprobe and polled MPI_Iprobe or MPI_Improbe with their receives too), the Wait and Test calls that complete nonblocking and persistent messages, and collectives are split from {matched} of {sampled} sampled message ends matched with the other end ({} pairs dropped as inconsistent, {} samples lost to the full buffer){unsampled}; other = MPI_Init (the MPI's own; loggp's calibration is not MPI time), nonblocking and persistent starts, MPI_Imrecv, one-sided calls other than MPI_Win_fence and the epochs' start, complete, post and wait, and I/O calls other than MPI_File_open and the blocking collective ones (MPI_File_write_all and its kin, split as collectives). Method: {}",
+        "blocking sends, receives (MPI_Probe, MPI_Mprobe and polled MPI_Iprobe or MPI_Improbe with their receives too), the Wait and Test calls that complete nonblocking and persistent messages, and collectives are split from {matched} of {sampled} sampled message ends matched with the other end ({} pairs dropped as inconsistent, {} samples lost to the full buffer){unsampled}; other = MPI_Init (the MPI's own; loggp's calibration is not MPI time), nonblocking and persistent starts, MPI_Imrecv, the Wait and Test calls that completed only nonblocking I/O or one-sided requests, one-sided calls other than MPI_Win_fence and the epochs' start, complete, post and wait, and I/O calls other than MPI_File_open and the blocking collective ones (MPI_File_write_all and its kin, split as collectives). Method: {}",
         w.pairs_inconsistent, w.samples_dropped, w.method
     ));
     Some(t)
