@@ -59,11 +59,26 @@ fn rank(r: &Report, k: u32) -> &TimeSplit {
 
 /// A rank's MPI_Allreduce row of `waits.collectives` at communicator size `size`.
 fn allreduce(r: &Report, rank: u32, size: u32) -> &loggp_report::CollectiveSplit {
-    r.waits
-        .collectives
-        .iter()
-        .find(|c| c.rank == rank && c.function == "MPI_Allreduce" && c.comm_size == size)
-        .unwrap_or_else(|| panic!("rank {rank}'s MPI_Allreduce row at size {size}"))
+    split_row(r, "", rank, "MPI_Allreduce", size)
+}
+
+/// A rank's row of `function` at communicator size `size` in `waits.collectives`; the job
+/// `name` and every row where there is none.
+fn split_row<'a>(
+    r: &'a Report,
+    name: &str,
+    rank: u32,
+    function: &str,
+    size: u32,
+) -> &'a loggp_report::CollectiveSplit {
+    (r.waits.collectives.iter())
+        .find(|c| c.rank == rank && c.function == function && c.comm_size == size)
+        .unwrap_or_else(|| {
+            panic!(
+                "{name}: rank {rank}'s {function} row at size {size}: {:#?}",
+                r.waits.collectives
+            )
+        })
 }
 
 /// The sample's median one-way time `m` against the program's times of every call: it
@@ -917,13 +932,7 @@ fn a_fence_waits_for_the_last_member_of_its_window() {
         let name = format!("waits_fence_{}", mpi.name());
         let (r, t) = job(mpi, 2, "coll_fence", &[], &name);
         adds_up(&name, &r);
-        let row = |rank: u32| {
-            r.waits
-                .collectives
-                .iter()
-                .find(|c| c.rank == rank && c.function == "MPI_Win_fence" && c.comm_size == 2)
-                .unwrap_or_else(|| panic!("{name}: rank {rank}'s MPI_Win_fence row"))
-        };
+        let row = |rank: u32| split_row(&r, &name, rank, "MPI_Win_fence", 2);
         if nominal_holds(&t, 1, 1e6) {
             within(
                 &format!("{name}: arrival wait vs 1 ms"),
@@ -959,15 +968,7 @@ fn a_collective_write_waits_for_the_last_member_of_its_file() {
         let name = format!("waits_file_{}", mpi.name());
         let (r, t) = job(mpi, 2, "coll_file", &[], &name);
         adds_up(&name, &r);
-        let row = |rank: u32, f: &str| {
-            r.waits
-                .collectives
-                .iter()
-                .find(|c| c.rank == rank && c.function == f && c.comm_size == 2)
-                .unwrap_or_else(|| {
-                    panic!("{name}: rank {rank}'s {f} row: {:#?}", r.waits.collectives)
-                })
-        };
+        let row = |rank: u32, f: &str| split_row(&r, &name, rank, f, 2);
         let write = |rank| row(rank, "MPI_File_write_at_all");
         if nominal_holds(&t, 1, 1e6) {
             within(
@@ -1025,15 +1026,7 @@ fn an_epoch_waits_for_a_late_post_and_a_late_complete() {
         let name = format!("waits_pscw_{name}");
         let (r, t) = job(mpi, 2, "pscw", extra, &name);
         adds_up(&name, &r);
-        let row = |rank: u32, f: &str| {
-            r.waits
-                .collectives
-                .iter()
-                .find(|c| c.rank == rank && c.function == f && c.comm_size == 2)
-                .unwrap_or_else(|| {
-                    panic!("{name}: rank {rank}'s {f} row: {:#?}", r.waits.collectives)
-                })
-        };
+        let row = |rank: u32, f: &str| split_row(&r, &name, rank, f, 2);
         let close = |what: &str, rows: &[&loggp_report::CollectiveSplit], want: f64| {
             let got: f64 = rows.iter().map(|x| x.arrival_wait_ns).sum();
             let [lo, hi] = rows.iter().fold([0.0, 0.0], |[a, b], x| {
@@ -1089,9 +1082,7 @@ fn an_epochs_call_waits_for_the_last_of_its_peers() {
         let (r, t) = job(mpi, 3, "pscw_many", extra, &name);
         adds_up(&name, &r);
         let wait = |f: &str| {
-            let x = (r.waits.collectives.iter())
-                .find(|c| c.rank == 0 && c.function == f && c.comm_size == 2)
-                .unwrap_or_else(|| panic!("{name}: rank 0's {f} row: {:#?}", r.waits.collectives));
+            let x = split_row(&r, &name, 0, f, 2);
             (
                 x.arrival_wait_ns,
                 x.arrival_wait_ns_ci.expect("an interval"),
