@@ -238,14 +238,32 @@ fn mpich_names_its_cvar_or_its_default() {
 /// a Reduce's root, which counts 2m, is in its members' row (`measured::root_of_reduce`).
 /// 2026-11-29, Reduce of 4 KiB in five jobs each: default 2038–2258 ns, reduce_scatter_gather
 /// 1995–2542, binomial 1272–1372.
+///
+/// Where the machine does not tell the two algorithms apart at a size where they must
+/// differ, the batch is made again, twice at most, before the test fails (a fresh-clone
+/// rehearsal at 86c949e: Reduce of 4 KiB, binomial 594–655 ns against
+/// reduce_scatter_gather 736–741, apart but 1.17 × by their medians).
 #[test]
 fn mpichs_default_is_the_algorithm_that_runs() {
-    default_runs_as(
+    let batches = |coll: &str, two: [&str; 2], sizes: [(u64, bool); 2]| {
+        let mut why = vec![];
+        for batch in 0..3 {
+            match default_runs_as(coll, two, sizes, batch) {
+                Ok(()) => return,
+                Err(e) => {
+                    println!("batch {batch}: {e}: made again");
+                    why.push(e);
+                }
+            }
+        }
+        panic!("{why:#?}");
+    };
+    batches(
         "allreduce",
         ["recursive_doubling", "reduce_scatter_allgather"],
         [(64, true), (1024, false)],
     );
-    default_runs_as(
+    batches(
         "reduce",
         ["binomial", "reduce_scatter_gather"],
         [(1024, false), (4096, true)],
@@ -484,8 +502,14 @@ fn mpi_op_create_c_is_timed_on_mpich() {
 }
 
 /// See [`mpichs_default_is_the_algorithm_that_runs`]: `sizes` (bytes, whether the two
-/// algorithms must differ there).
-fn default_runs_as(coll: &str, two: [&str; 2], sizes: [(u64, bool); 2]) {
+/// algorithms must differ there). Err where they must and the machine did not tell them
+/// apart.
+fn default_runs_as(
+    coll: &str,
+    two: [&str; 2],
+    sizes: [(u64, bool); 2],
+    batch: usize,
+) -> Result<(), String> {
     let var = format!("MPIR_CVAR_{}_INTRA_ALGORITHM", coll.to_uppercase());
     let function = format!("MPI_{}{}", coll[..1].to_uppercase(), &coll[1..]);
     let algs = ["auto", two[0], two[1]];
@@ -497,7 +521,7 @@ fn default_runs_as(coll: &str, two: [&str; 2], sizes: [(u64, bool); 2]) {
     let mut first: Option<Report> = None;
     for k in 0..3 {
         for (a, alg) in algs.iter().enumerate() {
-            let name = format!("coll_mpich_default_{coll}_{alg}_{k}");
+            let name = format!("coll_mpich_default_{coll}_{alg}_{batch}_{k}");
             let r = job(Mpi::Mpich, 2, coll, &list, &[(var.as_str(), alg)], &name);
             let at = first.as_ref().map_or(1.0, |d| level(&r, d));
             let rows: Vec<u64> = r
@@ -528,10 +552,12 @@ fn default_runs_as(coll: &str, two: [&str; 2], sizes: [(u64, bool); 2]) {
             .collect();
         println!("{function} {m} B: {algs:?} measured (median of 3) {med:.0?}, each {costs:.0?}");
         let apart = told_apart(&costs[1][i], &costs[2][i]);
-        assert!(
-            apart || !must_differ,
-            "{function} {m} B: the two algorithms cost the same here: the check cannot tell them apart"
-        );
+        if !apart && must_differ {
+            return Err(format!(
+                "{function} {m} B: the two algorithms cost the same here ({:.0?} against {:.0?}): the check cannot tell them apart",
+                costs[1][i], costs[2][i]
+            ));
+        }
         if !apart {
             continue;
         }
@@ -547,6 +573,7 @@ fn default_runs_as(coll: &str, two: [&str; 2], sizes: [(u64, bool); 2]) {
             named[i]
         );
     }
+    Ok(())
 }
 
 /// Every algorithm the model offers for MPICH, and so every value advice may tell a user to
