@@ -50,20 +50,23 @@ impl Groups {
 
     /// The entry of the handle `bits`, claimed if `claim` and it has none.
     fn entry(&self, bits: u64, claim: bool) -> Option<&Entry> {
+        self.index(bits, claim).map(|i| &self.0[i])
+    }
+
+    /// The index of the entry of the handle `bits`, claimed if `claim` and it has none.
+    fn index(&self, bits: u64, claim: bool) -> Option<usize> {
         let key = bits.wrapping_add(1);
         let h = home(key);
-        let at = |i: usize| &self.0[(h + i) % ENTRIES];
-        if let Some(e) = (0..ENTRIES).map(at).find(|e| e.key.load(Acquire) == key) {
-            return Some(e);
+        let mut around = (0..ENTRIES).map(|i| (h + i) % ENTRIES);
+        if let Some(i) = around.clone().find(|&i| self.0[i].key.load(Acquire) == key) {
+            return Some(i);
         }
         if !claim {
             return None;
         }
         // Windows and files are created collectively, each handle by one call: no two
         // claims of one key.
-        (0..ENTRIES)
-            .map(at)
-            .find(|e| e.key.compare_exchange(0, key, AcqRel, Relaxed).is_ok())
+        around.find(|&i| (self.0[i].key.compare_exchange(0, key, AcqRel, Relaxed)).is_ok())
     }
 
     /// The handle `bits` was created on the communicator named `name`, of `size` ranks.
@@ -83,20 +86,20 @@ impl Groups {
         }
     }
 
-    /// The entry index of the handle `bits`, where it has one (`record::epochs` keeps
-    /// a window's epochs at the same index).
-    pub fn slot(&self, bits: u64) -> Option<usize> {
-        let e = self.entry(bits, false)?;
-        Some((e as *const Entry as usize - self.0.as_ptr() as usize) / std::mem::size_of::<Entry>())
-    }
-
     /// The name and size of the communicator the handle `bits` was created on, where
     /// known.
     #[inline(always)]
     pub fn group_of(&self, bits: u64) -> Option<(u64, u32)> {
-        let e = self.entry(bits, false)?;
+        self.found(bits).map(|(_, group)| group)
+    }
+
+    /// The entry index of the handle `bits` (`record::epochs` keeps a window's epochs at
+    /// the same index) and its communicator's name and size, where known.
+    pub fn found(&self, bits: u64) -> Option<(usize, (u64, u32))> {
+        let i = self.index(bits, false)?;
+        let e = &self.0[i];
         let name = e.name.load(Acquire);
-        (name != 0).then(|| (name, e.size.load(Relaxed)))
+        (name != 0).then(|| (i, (name, e.size.load(Relaxed))))
     }
 }
 
@@ -115,10 +118,10 @@ mod tests {
         assert_eq!(t.group_of(w), None);
         t.created(w, 78, 2);
         assert_eq!(t.group_of(w), Some((78, 2)));
-        let slot = t.slot(w).unwrap();
-        assert!(slot < ENTRIES && t.0[slot].key.load(Relaxed) == w + 1);
+        let (slot, group) = t.found(w).unwrap();
+        assert!(slot < ENTRIES && t.0[slot].key.load(Relaxed) == w + 1 && group == (78, 2));
         t.freed(w);
-        assert_eq!(t.slot(w), None);
+        assert_eq!(t.found(w), None);
     }
 
     /// Windows and files are tables of their own: a file whose handle has a window's

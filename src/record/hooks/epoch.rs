@@ -127,8 +127,7 @@ fn on_window(
             Some(n) => record_in(func, mode, PeerClass::Unknown, 0, 0, ticks, n),
             None => record(func, mode, PeerClass::Unknown, 0, 0, ticks),
         }
-        let bits = win.bits();
-        if let (Some(slot), Some((name, _))) = (WINDOWS.slot(bits), WINDOWS.group_of(bits)) {
+        if let Some((slot, (name, _))) = WINDOWS.found(win.bits()) {
             then(rc == mpi::success(), t0, t1, slot, name);
         }
     });
