@@ -280,7 +280,9 @@ fn check_program(mpi: Mpi, mca: &[(&str, &str)], what: &str, program: Program) {
     // The waits' split matched every collective call it kept (the constructors, the
     // fences and the collective I/O calls among them: before they were in its lists, it
     // kept them and matched none), and each rank has an arrival-wait row for every
-    // constructor and every call `loggp_report::SPLIT_AS_COLLECTIVES` names.
+    // constructor and every call `loggp_report::SPLIT_AS_COLLECTIVES` and
+    // `SPLIT_AS_NONBLOCKING_COLLECTIVES` name (the nonblocking collective I/O calls, kept
+    // at the Wait that completes them).
     for t in &r.time_split {
         assert_eq!(
             t.sampled_collectives, t.matched_collectives,
@@ -298,10 +300,11 @@ fn check_program(mpi: Mpi, mca: &[(&str, &str)], what: &str, program: Program) {
             t.message_calls_ns,
             t.cost_ns
         );
-        for (f, _, _) in calls
-            .iter()
-            .filter(|(f, _, _)| constructor(f) || loggp_report::SPLIT_AS_COLLECTIVES.contains(f))
-        {
+        for (f, _, _) in calls.iter().filter(|(f, _, _)| {
+            constructor(f)
+                || loggp_report::SPLIT_AS_COLLECTIVES.contains(f)
+                || loggp_report::SPLIT_AS_NONBLOCKING_COLLECTIVES.contains(f)
+        }) {
             assert!(
                 r.waits
                     .collectives

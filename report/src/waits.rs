@@ -63,6 +63,19 @@ pub const SPLIT_AS_COLLECTIVES: &[&str] = &[
     "MPI_File_write_ordered_begin",
 ];
 
+/// The nonblocking collective I/O calls (MPI 4.0 §14.4.2, §14.4.3) the split divides
+/// as nonblocking collectives, over their file's group: numbered at the start and kept
+/// at the Wait or Test that completes them, whose time is their arrival wait and cost
+/// (ROMIO's members meet there); the start itself is in `other_ns`. As for the blocking
+/// ones, `loggp show` counts the cost with the I/O calls and the arrival wait with the
+/// collectives'.
+pub const SPLIT_AS_NONBLOCKING_COLLECTIVES: &[&str] = &[
+    "MPI_File_iread_at_all",
+    "MPI_File_iwrite_at_all",
+    "MPI_File_iread_all",
+    "MPI_File_iwrite_all",
+];
+
 /// One rank's time in MPI, split. `cost_ns + late_sender_ns + late_receiver_ns +
 /// collective_wait_ns + collective_cost_ns + other_ns = time_in_mpi_ns`.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

@@ -124,8 +124,8 @@ macro_rules! io_rows {
             }
             MPI_File_iread_at_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request)),
-                fortran: file_iread_at_all ts (fh, offset, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
+                    => file_icollective(fh, || data(count, datatype), c_req_out(request), || PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request)),
+                fortran: file_iread_at_all ts (fh, offset, buf, count, datatype, request) => file_icollective(f_file(fp(fh)), || data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
             MPI_File_iwrite_at { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
@@ -134,8 +134,8 @@ macro_rules! io_rows {
             }
             MPI_File_iwrite_at_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request)),
-                fortran: file_iwrite_at_all ts (fh, offset, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
+                    => file_icollective(fh, || data(count, datatype), c_req_out(request), || PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request)),
+                fortran: file_iwrite_at_all ts (fh, offset, buf, count, datatype, request) => file_icollective(f_file(fp(fh)), || data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
 
             // Individual file pointers (§14.4.3).
@@ -166,8 +166,8 @@ macro_rules! io_rows {
             }
             MPI_File_iread_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iread_all(fh, buf, count, datatype, request)),
-                fortran: file_iread_all ts (fh, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
+                    => file_icollective(fh, || data(count, datatype), c_req_out(request), || PMPI_File_iread_all(fh, buf, count, datatype, request)),
+                fortran: file_iread_all ts (fh, buf, count, datatype, request) => file_icollective(f_file(fp(fh)), || data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
             MPI_File_iwrite { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
@@ -176,8 +176,8 @@ macro_rules! io_rows {
             }
             MPI_File_iwrite_all { role: Other, mode: None, entry: guarded,
                 c: (fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request)
-                    => counted_request(|| data(count, datatype), c_req_out(request), || PMPI_File_iwrite_all(fh, buf, count, datatype, request)),
-                fortran: file_iwrite_all ts (fh, buf, count, datatype, request) => counted_request(|| data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
+                    => file_icollective(fh, || data(count, datatype), c_req_out(request), || PMPI_File_iwrite_all(fh, buf, count, datatype, request)),
+                fortran: file_iwrite_all ts (fh, buf, count, datatype, request) => file_icollective(f_file(fp(fh)), || data(int(count), dt(datatype)), f_req_out(fp(request)), $call),
             }
 
             // Shared file pointers (§14.4.4).

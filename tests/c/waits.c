@@ -37,6 +37,9 @@
  *                MPI_Start (MPI 4.0; exits 3 where mpi.h is older).
  * icoll_waitall: icoll_skew with two MPI_Iallreduce started one after the other and
  *                completed by one MPI_Waitall.
+ * icoll_file:    icoll_skew with MPI_File_iwrite_at_all (8 B each, at its own offset) on a
+ *                file opened on MPI_COMM_WORLD (in /tmp, deleted on close) in place of
+ *                the MPI_Iallreduce: a nonblocking collective I/O call.
  * icoll_mixed:   icoll_skew on 2 ranks with an MPI_Irecv and an MPI_Isend of 4 B to the
  *                other rank started after the MPI_Iallreduce, and the three completed by
  *                one MPI_Waitall (a call that waits for a collective and a message).
@@ -583,14 +586,25 @@ int main(int argc, char **argv) {
     free(other);
     MPI_Comm_free(&half);
   } else if (!strcmp(c, "icoll_skew") || !strcmp(c, "icoll_poll") || !strcmp(c, "pcoll_skew") ||
-             !strcmp(c, "icoll_waitall") || !strcmp(c, "icoll_mixed")) {
+             !strcmp(c, "icoll_waitall") || !strcmp(c, "icoll_mixed") ||
+             !strcmp(c, "icoll_file")) {
     /* Truth: the part of each MPI_Wait before the last rank's MPI_Iallreduce started
      * (icoll_waitall: before each of the two, the second started when the first returned,
      * one line per collective). */
     double x = rank, y, y2, *w = calloc(100, sizeof(double)), *in2 = calloc(100, sizeof(double));
     int persistent = !strcmp(c, "pcoll_skew"), pair = !strcmp(c, "icoll_waitall");
-    int mixed = !strcmp(c, "icoll_mixed");
+    int mixed = !strcmp(c, "icoll_mixed"), file = !strcmp(c, "icoll_file");
     int msg_in = 0, msg_out = rank;
+    MPI_File fh = MPI_FILE_NULL;
+    if (file) {
+      int pid = (int)getpid();
+      MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      char path[64];
+      snprintf(path, sizeof path, "/tmp/loggp_waits_icoll_file.%d", pid);
+      MPI_File_open(MPI_COMM_WORLD, path,
+                    MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                    &fh);
+    }
     MPI_Request pr = MPI_REQUEST_NULL;
     if (persistent) {
 #if MPI_VERSION >= 4
@@ -608,6 +622,9 @@ int main(int argc, char **argv) {
       if (persistent) {
         r = pr;
         MPI_Start(&r);
+      } else if (file) {
+        MPI_File_iwrite_at_all(fh, ((MPI_Offset)i * size + rank) * (MPI_Offset)sizeof x, &x, 1,
+                               MPI_DOUBLE, &r);
       } else {
         MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
       }
@@ -636,6 +653,7 @@ int main(int argc, char **argv) {
       out[i] = now_ns();
     }
     if (persistent) MPI_Request_free(&pr);
+    if (file) MPI_File_close(&fh);
     double *all = gathered(in, calls, rank, size);
     double *all2 = gathered(in2, calls, rank, size);
     if (rank == 0) {

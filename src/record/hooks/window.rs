@@ -13,14 +13,16 @@
 //! open file (MPI_File_close, _set_size, _preallocate, _sync, _set_view, the `_all` and
 //! `_ordered` data access calls) kept like MPI_Win_fence, with the data they name as a
 //! collective's bytes; a split collective's `_begin` too (ROMIO and ompio do the
-//! collective there). Its `_end` and the nonblocking collective I/O calls are counted
-//! only (`counted`).
+//! collective there). Its `_end` is counted only (`counted`); a nonblocking collective
+//! I/O call is numbered at its start and kept at the call that completes it, as a
+//! nonblocking collective is (`file_icollective`).
 use super::coll::{collective, comm_size, named, pause_since_last};
 use super::common::timed;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_File, MPI_Group, MPI_Win};
 use crate::base::runtime::{guarded, protect};
 use crate::record::groups::{Groups, FILES, WINDOWS};
 use crate::record::peers;
+use crate::record::requests::{self, Info, Sample};
 use crate::record::samples;
 use crate::record::stats::record_in;
 use loggp_report::{Mode, PeerClass};
@@ -104,6 +106,53 @@ pub(crate) fn file_collective(
     call: impl FnOnce() -> c_int,
 ) -> c_int {
     in_group(func, mode, || FILES.group_of(fh.bits()), bytes, call)
+}
+
+/// A nonblocking collective call on the open file `fh` (MPI_File_iwrite_all,
+/// MPI_File_iread_at_all, …; MPI 4.0 §14.4.2, §14.4.3): recorded at its start with the
+/// file group's size and the data it names, numbered among its function's calls on the
+/// file's communicator as a nonblocking collective is (every member starts them in the
+/// same order, §14.6.1), and its request followed under mode `collective` to the Wait
+/// or Test that completes it, where the collective's members meet (ROMIO's
+/// MPI_File_iwrite_at_all: rank 0's MPI_Wait 1.007 ms with the other rank 1 ms late; the
+/// start 2.5 µs). A file whose group is not known (its table was full): followed under
+/// mode `none`, as an independent nonblocking I/O call is (`counted_request`).
+#[inline(always)]
+pub(crate) fn file_icollective(
+    func: u8,
+    mode: Mode,
+    fh: MPI_File,
+    bytes: impl FnOnce() -> u64,
+    request: impl FnOnce() -> Option<u64>,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let (rc, t0, t1) = timed(func, None, call);
+    protect(|| {
+        let group = FILES.group_of(fh.bits());
+        let b = bytes();
+        let n = group.map_or(0, |g| g.1);
+        record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
+        if rc != mpi::success() {
+            return;
+        }
+        let Some(req) = request() else {
+            return;
+        };
+        let info = match group {
+            Some((name, n)) => Info {
+                mode: Mode::Collective,
+                bytes: b,
+                start_ticks: t0,
+                sample: samples::number_coll(func, name)
+                    .map(|(ch, k, stride)| Sample::kept(ch, k, stride, Sample::coll_tag(func, n)))
+                    .unwrap_or_default(),
+                ..Info::other()
+            },
+            None => Info::other(),
+        };
+        requests::insert(req, info);
+    });
+    rc
 }
 
 /// MPI_Comm_create_group (MPI 4.0 §7.4.2): collective over the members of `group`

@@ -93,12 +93,16 @@ pub(super) fn is_collective(name: &str) -> bool {
 /// (MPI_Iallreduce, …: the blocking ones' names with an I; MPI_Allreduce_init, …, each
 /// MPI_Start of one numbered as a call; neighbourhood ones too). Their time is that of the Wait and Test calls that completed one of them
 /// (the cells of mode `collective` of those calls): the start itself is in `other_ns`,
-/// as a nonblocking send's is.
+/// as a nonblocking send's is. The nonblocking collective I/O calls too
+/// (`loggp_report::SPLIT_AS_NONBLOCKING_COLLECTIVES`).
 pub(super) fn is_nonblocking_collective(name: &str) -> bool {
     let name = name.trim_end_matches("_c");
     match name.strip_suffix("_init") {
         Some(blocking) => COLLECTIVE_CALLS.contains(&blocking.trim_end_matches("_c")),
-        None => NONBLOCKING_COLLECTIVE_CALLS.contains(&name),
+        None => {
+            NONBLOCKING_COLLECTIVE_CALLS.contains(&name)
+                || loggp_report::SPLIT_AS_NONBLOCKING_COLLECTIVES.contains(&name)
+        }
     }
 }
 

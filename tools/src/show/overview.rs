@@ -47,8 +47,10 @@ pub fn start_up_ns(r: &Report, rank: u32) -> f64 {
 /// The parts of one-sided and I/O calls (`other_ns` holds them: no message model prices
 /// them), shown only where a rank made such calls. The calls the split divides as
 /// collectives (`loggp_report::SPLIT_AS_COLLECTIVES`: fences, the epochs' start,
-/// complete, post and wait, collective I/O): their arrival wait stays with the
-/// collectives', their cost (the one-sided communication, the I/O) goes to its family.
+/// complete, post and wait, collective I/O; and the nonblocking collective I/O calls,
+/// `SPLIT_AS_NONBLOCKING_COLLECTIVES`, whose completing calls hold their time): their
+/// arrival wait stays with the collectives', their cost (the one-sided communication,
+/// the I/O) goes to its family.
 const ONE_SIDED: &str = "in one-sided calls (synchronization's arrival waits: at collectives)";
 const IO: &str = "in MPI-IO calls (collective ones' arrival waits: at collectives)";
 
@@ -81,21 +83,32 @@ fn one_sided_and_io_ns(r: &Report, rank: u32) -> [Family; 2] {
                 Some(IO_FAMILY) => &mut t[1],
                 _ => continue,
             };
-            if !loggp_report::SPLIT_AS_COLLECTIVES.contains(&f.as_str()) {
+            // The matched calls: their count, summed arrival wait and summed time.
+            let (n, wait, all) = (r.waits.collectives.iter())
+                .filter(|x| x.rank == rank && x.function == *f)
+                .fold((0.0, 0.0, 0.0), |(n, w, a), x| {
+                    let m = x.calls_matched as f64;
+                    (
+                        n + m,
+                        w + m * x.arrival_wait_ns,
+                        a + m * (x.arrival_wait_ns + x.cost_ns),
+                    )
+                });
+            if loggp_report::SPLIT_AS_NONBLOCKING_COLLECTIVES.contains(&f.as_str()) {
+                // The start is apart (in other_ns); the completing calls' time, in the
+                // collectives' parts, is the matched calls' mean times the calls started.
                 x.apart += c.time_ns;
-                continue;
-            }
-            x.split += c.time_ns;
-            let rows = (r.waits.collectives.iter()).filter(|x| x.rank == rank && x.function == *f);
-            let (wait, all) = rows.fold((0.0, 0.0), |(w, a), x| {
-                let n = x.calls_matched as f64;
-                (
-                    w + n * x.arrival_wait_ns,
-                    a + n * (x.arrival_wait_ns + x.cost_ns),
-                )
-            });
-            if all > 0.0 {
-                x.wait += c.time_ns * (wait / all).clamp(0.0, 1.0);
+                if n > 0.0 {
+                    x.split += c.count as f64 * all / n;
+                    x.wait += c.count as f64 * wait / n;
+                }
+            } else if !loggp_report::SPLIT_AS_COLLECTIVES.contains(&f.as_str()) {
+                x.apart += c.time_ns;
+            } else {
+                x.split += c.time_ns;
+                if all > 0.0 {
+                    x.wait += c.time_ns * (wait / all).clamp(0.0, 1.0);
+                }
             }
         }
     }
@@ -386,6 +399,48 @@ pub(crate) mod tests {
     /// One-sided and I/O calls are parts of their own, taken out of the other calls; the
     /// arrival wait of those the split divides as collectives (MPI_Win_fence, a
     /// collective I/O call) stays with the collectives, their cost goes to their part.
+    #[test]
+    fn a_nonblocking_collective_io_calls_cost_is_the_io_calls() {
+        // Ten MPI_File_iwrite_all a rank, their starts 0.1 ms in all (in other_ns); the
+        // Waits that completed them, 5 ms, split as collectives: of the 8 matched calls,
+        // 0.3 ms of arrival wait and 0.2 ms of cost each.
+        let mut r = two_ranks([1e6, 1e6]);
+        for k in &mut r.ranks {
+            k.calls.insert(
+                "MPI_File_iwrite_all".into(),
+                CallStats {
+                    count: 10,
+                    time_ns: 0.1e6,
+                    ..Default::default()
+                },
+            );
+            r.waits.collectives.push(CollectiveSplit {
+                rank: k.rank,
+                function: "MPI_File_iwrite_all".into(),
+                calls_matched: 8,
+                arrival_wait_ns: 0.3e6,
+                cost_ns: 0.2e6,
+                ..Default::default()
+            });
+        }
+        for t in &mut r.time_split {
+            t.other_ns += 0.1e6;
+            t.collective_wait_ns += 3e6;
+            t.collective_cost_ns += 2e6;
+            t.collective_cost_ns_ci = Some([1.5e6, 2.5e6]);
+            t.time_in_mpi_ns += 5.1e6;
+        }
+        let o = overview(&r).unwrap();
+        let part = |name: &str| o.parts.iter().find(|p| p.part == name).unwrap();
+        // Each rank: the starts and the ten calls' cost (2 ms) are I/O.
+        assert!((part(IO).ns - 4.2e6).abs() < 1.0, "{o:?}");
+        assert_eq!(part("waiting at collectives for the last member").ns, 6e6);
+        let cost = part("in the collectives' cost");
+        assert!(cost.ns.abs() < 1.0, "{cost:?}");
+        let total: f64 = o.parts.iter().map(|p| p.ns).sum();
+        assert!((total - o.time_in_mpi_ns).abs() < 1.0, "{total} {o:?}");
+    }
+
     #[test]
     fn one_sided_and_io_calls_are_parts_of_their_own() {
         let mut r = two_ranks([1e6, 1e6]);
