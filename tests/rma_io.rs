@@ -333,17 +333,6 @@ fn check_program(mpi: Mpi, mca: &[(&str, &str)], what: &str, program: Program) {
     }
 }
 
-/// `loggp show` of a report.
-fn tool_show(report: &std::path::Path) -> String {
-    let o = std::process::Command::new(root().join("target/release/loggp"))
-        .arg("show")
-        .arg(report)
-        .output()
-        .expect("target/release/loggp: run scripts/build.sh");
-    assert!(o.status.success(), "loggp show: {}", stderr(&o));
-    stdout(&o)
-}
-
 #[test]
 fn openmpi_ob1_counts_constructors_one_sided_and_io() {
     check(

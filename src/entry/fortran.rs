@@ -248,6 +248,15 @@ macro_rules! fortran_entries {
         fortran_entries!(@guarded_hidden [$call, $ierr] [$($cfg)?] $name $mode $short plain [len]
             ($($arg),*) => $hook($($harg),*));
     };
+    // `chars2`: the same with two CHARACTER arguments (MPI_COMM_SPAWN's COMMAND and ARGV,
+    // MPI_COMM_SPAWN_MULTIPLE's ARRAY_OF_COMMANDS and ARRAY_OF_ARGV), two hidden lengths
+    // in their order.
+    (@guarded [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident chars2
+        ($($arg:ident),*) => $hook:ident($($harg:expr),*)
+    ) => {
+        fortran_entries!(@guarded_hidden [$call, $ierr] [$($cfg)?] $name $mode $short plain [len, len2]
+            ($($arg),*) => $hook($($harg),*));
+    };
     (@guarded [$call:ident, $ierr:ident] [$($cfg:meta)?] $name:ident $mode:ident $short:ident $style:ident
         ($($arg:ident),*) => $hook:ident($($harg:expr),*)
     ) => {

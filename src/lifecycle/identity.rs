@@ -125,6 +125,10 @@ pub fn discover(level: c_int, entered_ns: u64) -> Result<JobInfo, String> {
                 i32::from_le_bytes([p[0], p[1], p[2], p[3]])
             })
             .collect();
+        let host0 = (host_of.first())
+            .and_then(|&h| hosts.get(h as usize))
+            .cloned()
+            .unwrap_or_default();
         peers::set_world(rank, size, node_of, hosts.clone(), host_of);
 
         let mut lib = vec![0u8; mpi::max_library_version_string() as usize + 1];
@@ -138,9 +142,29 @@ pub fn discover(level: c_int, entered_ns: u64) -> Result<JobInfo, String> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "app".into());
-        let report_path = absolute(&s.report.clone().unwrap_or_else(|| {
+        let job_report = absolute(&s.report.clone().unwrap_or_else(|| {
             format!("loggp-{}-{}.json", sanitize(&exe_name), sanitize(&job_id))
         }));
+        // A world that MPI_Comm_spawn started (MPI 4.0 §11.8.2) inherits the job's
+        // environment, LOGGP_REPORT and the batch system's job id among it: its report
+        // and rank files would replace the parent's. It writes beside them under a name
+        // of its own, its rank 0's host and process id (every rank reads them from the
+        // records above), and says whose report it stands beside.
+        let mut parent: MPI_Comm = Default::default();
+        let spawned = mpi::PMPI_Comm_get_parent(&mut parent) == mpi::success()
+            && mpi::Handle::bits(parent) != mpi::Handle::bits(mpi::comm_null());
+        let (report_path, spawned_from_report) = if spawned {
+            let pid0 = i32::from_le_bytes([
+                all[rec_len - 4],
+                all[rec_len - 3],
+                all[rec_len - 2],
+                all[rec_len - 1],
+            ]);
+            let path = spawned_path(&job_report, &format!("{}-{}", sanitize(&host0), pid0));
+            (path, Some(job_report))
+        } else {
+            (job_report, None)
+        };
         let info = JobInfo {
             priv_comm_bits: mpi::Handle::bits(priv_comm),
             rank,
@@ -154,6 +178,7 @@ pub fn discover(level: c_int, entered_ns: u64) -> Result<JobInfo, String> {
                 thread_level: mpi::thread_level_name(level).to_string(),
                 started_at: rfc3339_now(),
                 start_mono_ns: entered_ns,
+                spawned_from_report,
             },
             report_path,
             local_pids,
@@ -205,6 +230,20 @@ fn job_id_from_env() -> String {
         }
     }
     std::process::id().to_string()
+}
+
+/// The report path of a spawned world: the job's, `.spawned-<tag>` before its extension
+/// (`r.json` → `r.spawned-host-4242.json`).
+fn spawned_path(job_report: &str, tag: &str) -> String {
+    let p = std::path::Path::new(job_report);
+    let stem = p
+        .file_stem()
+        .map_or_else(|| "loggp".into(), |s| s.to_string_lossy().into_owned());
+    let name = match p.extension() {
+        Some(e) => format!("{stem}.spawned-{tag}.{}", e.to_string_lossy()),
+        None => format!("{stem}.spawned-{tag}"),
+    };
+    p.with_file_name(name).display().to_string()
 }
 
 fn sanitize(s: &str) -> String {

@@ -52,6 +52,9 @@ pub struct JobFacts {
     pub thread_level: String,
     pub started_at: String,
     pub start_mono_ns: u64,
+    /// Where this world was started by MPI_Comm_spawn: the report of the job that
+    /// spawned it (this world's own is named beside it).
+    pub spawned_from_report: Option<String>,
 }
 
 /// How the report ends: complete (MPI_Finalize) or not, why, and whose rank file.
@@ -177,6 +180,7 @@ pub fn assemble(
                 .collect(),
             partial_rank: ending.partial_rank,
             interim: ending.interim,
+            spawned_from_report: facts.spawned_from_report.clone(),
         },
         passive,
         ranks: fragment.ranks,

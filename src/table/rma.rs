@@ -76,6 +76,55 @@ macro_rules! rma_rows {
                     => collective(intercomm, || 0, || PMPI_Intercomm_merge(intercomm, high, newintracomm)),
                 fortran: intercomm_merge f08direct (intercomm, high, newintracomm) => collective(comm(intercomm), || 0, $call),
             }
+            // Process creation and management (MPI 4.0 §11.8, §11.10): MPI_Comm_spawn,
+            // MPI_Comm_spawn_multiple, MPI_Comm_accept and MPI_Comm_connect are
+            // collective over `comm`, recorded and split as the constructors are (a
+            // member that enters early waits there for the last); a world they start
+            // writes a report of its own (`lifecycle::identity`). MPI_Comm_disconnect
+            // (collective too, but its communicator is freed by the call: counted),
+            // MPI_Comm_join, MPI_Open_port and MPI_Close_port are counted.
+            MPI_Comm_spawn { role: Initiates, mode: Collective, entry: guarded,
+                c: (command: *const c_char, argv: *mut *mut c_char, maxprocs: c_int, info: MPI_Info, root: c_int, comm: MPI_Comm, intercomm: *mut MPI_Comm, array_of_errcodes: *mut c_int)
+                    => collective(comm, || 0, || PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes)),
+                fortran: comm_spawn chars2 (command, argv, maxprocs, info, root, comm_, intercomm, array_of_errcodes)
+                    => collective(comm(comm_), || 0, $call),
+            }
+            MPI_Comm_spawn_multiple { role: Initiates, mode: Collective, entry: guarded,
+                c: (count: c_int, array_of_commands: *mut *mut c_char, array_of_argv: *mut *mut *mut c_char, array_of_maxprocs: *const c_int, array_of_info: *const MPI_Info, root: c_int, comm: MPI_Comm, intercomm: *mut MPI_Comm, array_of_errcodes: *mut c_int)
+                    => collective(comm, || 0, || PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes)),
+                fortran: comm_spawn_multiple chars2 (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm_, intercomm, array_of_errcodes)
+                    => collective(comm(comm_), || 0, $call),
+            }
+            MPI_Comm_accept { role: Initiates, mode: Collective, entry: guarded,
+                c: (port_name: *const c_char, info: MPI_Info, root: c_int, comm: MPI_Comm, newcomm: *mut MPI_Comm)
+                    => collective(comm, || 0, || PMPI_Comm_accept(port_name, info, root, comm, newcomm)),
+                fortran: comm_accept chars (port_name, info, root, comm_, newcomm) => collective(comm(comm_), || 0, $call),
+            }
+            MPI_Comm_connect { role: Initiates, mode: Collective, entry: guarded,
+                c: (port_name: *const c_char, info: MPI_Info, root: c_int, comm: MPI_Comm, newcomm: *mut MPI_Comm)
+                    => collective(comm, || 0, || PMPI_Comm_connect(port_name, info, root, comm, newcomm)),
+                fortran: comm_connect chars (port_name, info, root, comm_, newcomm) => collective(comm(comm_), || 0, $call),
+            }
+            MPI_Comm_disconnect { role: Other, mode: None, entry: guarded,
+                c: (comm: *mut MPI_Comm)
+                    => counted(|| 0, || PMPI_Comm_disconnect(comm)),
+                fortran: comm_disconnect plain (comm_) => counted(|| 0, $call),
+            }
+            MPI_Comm_join { role: Other, mode: None, entry: guarded,
+                c: (fd: c_int, intercomm: *mut MPI_Comm)
+                    => counted(|| 0, || PMPI_Comm_join(fd, intercomm)),
+                fortran: comm_join plain (fd, intercomm) => counted(|| 0, $call),
+            }
+            MPI_Open_port { role: Other, mode: None, entry: guarded,
+                c: (info: MPI_Info, port_name: *mut c_char)
+                    => counted(|| 0, || PMPI_Open_port(info, port_name)),
+                fortran: open_port chars (info, port_name) => counted(|| 0, $call),
+            }
+            MPI_Close_port { role: Other, mode: None, entry: guarded,
+                c: (port_name: *const c_char)
+                    => counted(|| 0, || PMPI_Close_port(port_name)),
+                fortran: close_port chars (port_name) => counted(|| 0, $call),
+            }
             MPI_Cart_create { role: Initiates, mode: Collective, entry: guarded,
                 c: (comm_old: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int, reorder: c_int, comm_cart: *mut MPI_Comm)
                     => collective(comm_old, || 0, || PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart)),

@@ -322,6 +322,18 @@ pub fn pause_after_disturbance(k: u32) {
     std::thread::sleep(std::time::Duration::from_secs(5 * k as u64));
 }
 
+/// `loggp show` of a report.
+#[allow(dead_code)]
+pub fn tool_show(report: &Path) -> String {
+    let o = Command::new(root().join("target/release/loggp"))
+        .arg("show")
+        .arg(report)
+        .output()
+        .expect("target/release/loggp: run scripts/build.sh");
+    assert!(o.status.success(), "loggp show: {}", stderr(&o));
+    stdout(&o)
+}
+
 pub fn read_report(p: &Path) -> Report {
     let text = std::fs::read(p).unwrap_or_else(|e| panic!("report {}: {e}", p.display()));
     let r = loggp_report::parse(&p.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}"));

@@ -82,6 +82,10 @@ const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Comm_create_group",
     "MPI_Intercomm_create",
     "MPI_Intercomm_merge",
+    "MPI_Comm_spawn",
+    "MPI_Comm_spawn_multiple",
+    "MPI_Comm_accept",
+    "MPI_Comm_connect",
 ];
 
 pub(super) fn is_collective(name: &str) -> bool {

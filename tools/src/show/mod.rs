@@ -19,10 +19,10 @@ use job::*;
 use loggp_report::Report;
 use params::*;
 
-/// The job in three lines.
+/// The job in three lines (a fourth for a world MPI_Comm_spawn started).
 pub fn header(r: &Report) -> Vec<String> {
     let j = &r.job;
-    vec![
+    let mut lines = vec![
         format!(
             "loggp report ({}) — {}{}",
             r.schema,
@@ -63,7 +63,13 @@ pub fn header(r: &Report) -> Vec<String> {
                 .map(|d| format!(" in {}", fmt_ns(Some(d))))
                 .unwrap_or_default()
         ),
-    ]
+    ];
+    if let Some(p) = &j.spawned_from_report {
+        lines.push(format!(
+            "started by MPI_Comm_spawn from the job whose report is {p} (this world's report is named beside it)"
+        ));
+    }
+    lines
 }
 
 /// Every table `show` prints, in order.
