@@ -3,7 +3,7 @@
 //! keep a report of their own, the spawned one named beside the job's and saying whose
 //! it stands beside; MPI_Comm_spawn and MPI_Comm_disconnect are counted, the spawn split
 //! as a collective over the communicator it starts from; the program's output is as
-//! without the shim. Open MPI ob1 and pml ucx. MPICH 4.0.2 (ch4:ucx) here fails
+//! without the shim. Open MPI ob1 and pml ucx, from C and from Fortran. MPICH 4.0.2 (ch4:ucx) here fails
 //! MPI_Comm_spawn without loggp too ("MPID_Comm_spawn_multiple(86): Error in spawn
 //! call"), so it is not run there.
 mod common;
@@ -17,16 +17,13 @@ fn calls(r: &Report, rank: u32, f: &str) -> u64 {
         .map_or(0, |c| c.count)
 }
 
-fn spawning_job(name: &str, extra: &[(&str, &str)]) {
+/// The job of `prog` (the C program, or the Fortran one given its own path).
+fn spawning_job(name: &str, prog: &std::path::Path, extra: &[(&str, &str)]) {
     let mpi = Mpi::OpenMpi;
-    let prog = compile(mpi, "spawn.c", &[]);
-    let plain = run(
-        mpi,
-        &Run::new(2, false),
-        &prog,
-        &[],
-        &scratch(&format!("{name}_plain")),
-    );
+    let me = prog.display().to_string();
+    let args: &[&str] = if me.contains("_f_") { &[&me] } else { &[] };
+    let plain_dir = scratch(&format!("{name}_plain"));
+    let plain = run(mpi, &Run::new(2, false), prog, args, &plain_dir);
     assert!(
         plain.status.success(),
         "{name} without the shim: {}",
@@ -40,7 +37,7 @@ fn spawning_job(name: &str, extra: &[(&str, &str)]) {
             .env("LOGGP_CALIBRATE", "off"),
         |r, (k, v)| r.env(k, v),
     );
-    let o = run(mpi, &r, &prog, &[], &dir);
+    let o = run(mpi, &r, prog, args, &dir);
     assert!(o.status.success(), "{name}: {}", stderr(&o));
     assert_eq!(stdout(&o), stdout(&plain), "{name}: output");
     assert_eq!(stdout(&o).trim(), "parent got 43", "{name}");
@@ -115,10 +112,27 @@ fn spawning_job(name: &str, extra: &[(&str, &str)]) {
 
 #[test]
 fn a_spawned_world_keeps_its_own_report_beside_the_jobs_under_ob1() {
-    spawning_job("spawn_ob1", &[("OMPI_MCA_pml", "ob1")]);
+    let prog = compile(Mpi::OpenMpi, "spawn.c", &[]);
+    spawning_job("spawn_ob1", &prog, &[("OMPI_MCA_pml", "ob1")]);
 }
 
 #[test]
 fn a_spawned_world_keeps_its_own_report_beside_the_jobs_under_pml_ucx() {
-    spawning_job("spawn_ucx", &PML_UCX);
+    let prog = compile(Mpi::OpenMpi, "spawn.c", &[]);
+    spawning_job("spawn_ucx", &prog, &PML_UCX);
+}
+
+/// From Fortran, through `use mpi` and `use mpi_f08`: MPI_COMM_SPAWN's two CHARACTER
+/// arguments pass their hidden lengths on (style `chars2`), and Open MPI's Fortran,
+/// which calls PMPI_ itself, is counted by the Fortran entry points.
+#[test]
+fn a_spawned_world_keeps_its_own_report_from_fortran() {
+    for binding in ["USEMPI", "F08"] {
+        let prog = compile_fortran(Mpi::OpenMpi, "spawn.F90", binding);
+        spawning_job(
+            &format!("spawn_f_{binding}"),
+            &prog,
+            &[("OMPI_MCA_pml", "ob1")],
+        );
+    }
 }

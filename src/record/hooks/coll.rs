@@ -188,7 +188,7 @@ pub(crate) fn icollective(
 /// its start; a persistent one from each MPI_Start.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn track(
+pub(super) fn track(
     rc: c_int,
     request: impl FnOnce() -> Option<u64>,
     mode: Mode,

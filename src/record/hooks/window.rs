@@ -16,7 +16,7 @@
 //! collective there). Its `_end` is counted only (`counted`); a nonblocking collective
 //! I/O call is numbered at its start and kept at the call that completes it, as a
 //! nonblocking collective is (`file_icollective`).
-use super::coll::{collective, comm_size, named, pause_since_last};
+use super::coll::{collective, comm_size, named, pause_since_last, track};
 use super::common::timed;
 use crate::base::mpi::{self, Handle, MPI_Comm, MPI_File, MPI_Group, MPI_Win};
 use crate::base::runtime::{guarded, protect};
@@ -132,25 +132,26 @@ pub(crate) fn file_icollective(
         let b = bytes();
         let n = group.map_or(0, |g| g.1);
         record_in(func, mode, PeerClass::Unknown, b, b, t1.wrapping_sub(t0), n);
-        if rc != mpi::success() {
-            return;
-        }
-        let Some(req) = request() else {
+        let Some((name, n)) = group else {
+            if let (true, Some(req)) = (rc == mpi::success(), request()) {
+                requests::insert(req, Info::other());
+            }
             return;
         };
-        let info = match group {
-            Some((name, n)) => Info {
-                mode: Mode::Collective,
-                bytes: b,
-                start_ticks: t0,
-                sample: samples::number_coll(func, name)
-                    .map(|(ch, k, stride)| Sample::kept(ch, k, stride, Sample::coll_tag(func, n)))
-                    .unwrap_or_default(),
-                ..Info::other()
-            },
-            None => Info::other(),
-        };
-        requests::insert(req, info);
+        let kept = (rc == mpi::success()).then(|| samples::number_coll(func, name));
+        let sample = (kept.flatten())
+            .map(|(ch, k, stride)| Sample::kept(ch, k, stride, Sample::coll_tag(func, n)));
+        let no_comm = MPI_Comm::from_bits(0);
+        track(
+            rc,
+            request,
+            Mode::Collective,
+            b,
+            false,
+            t0,
+            no_comm,
+            sample.unwrap_or_default(),
+        );
     });
     rc
 }
