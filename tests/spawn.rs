@@ -1,11 +1,11 @@
 //! A job that starts processes (MPI 4.0 §11.8): the spawned world inherits the job's
 //! environment, LOGGP_REPORT among it, and must not replace the job's report. Both worlds
 //! keep a report of their own, the spawned one named beside the job's and saying whose
-//! it stands beside; MPI_Comm_spawn and MPI_Comm_disconnect are counted, the spawn split
-//! as a collective over the communicator it starts from; the program's output is as
-//! without the shim. Open MPI ob1 and pml ucx, from C and from Fortran. MPICH 4.0.2 (ch4:ucx) here fails
-//! MPI_Comm_spawn without loggp too ("MPID_Comm_spawn_multiple(86): Error in spawn
-//! call"), so it is not run there.
+//! it stands beside; MPI_Comm_spawn and MPI_Comm_disconnect are counted and split as
+//! collectives over the communicator they are called on; the program's output is as
+//! without the shim. Open MPI ob1 and pml ucx, from C and from Fortran. MPICH 4.0.2
+//! (ch4:ucx) here fails MPI_Comm_spawn without loggp too ("MPID_Comm_spawn_multiple(86):
+//! Error in spawn call"), so it is not run there.
 mod common;
 use common::*;
 use loggp_report::Report;
@@ -15,6 +15,17 @@ fn calls(r: &Report, rank: u32, f: &str) -> u64 {
         .find(|k| k.rank == rank)
         .and_then(|k| k.calls.get(f))
         .map_or(0, |c| c.count)
+}
+
+/// Rank `rank`'s one matched call of `f` in the waits' split (a collective over the
+/// communicator it is called on).
+fn split_row(r: &Report, name: &str, rank: u32, f: &str) {
+    assert!(
+        (r.waits.collectives.iter())
+            .any(|c| c.rank == rank && c.function == f && c.calls_matched == 1),
+        "{name}: rank {rank}: no split row of {f}: {:?}",
+        r.waits.collectives
+    );
 }
 
 /// The job of `prog` (the C program, or the Fortran one given its own path).
@@ -60,12 +71,9 @@ fn spawning_job(name: &str, prog: &std::path::Path, extra: &[(&str, &str)]) {
             1,
             "{name}: rank {rank}"
         );
-        assert!(
-            (job.waits.collectives.iter())
-                .any(|c| c.rank == rank && c.function == "MPI_Comm_spawn" && c.calls_matched == 1),
-            "{name}: rank {rank}: no split row of MPI_Comm_spawn: {:?}",
-            job.waits.collectives
-        );
+        for f in ["MPI_Comm_spawn", "MPI_Comm_disconnect"] {
+            split_row(&job, name, rank, f);
+        }
     }
     assert_eq!(calls(&job, 0, "MPI_Send"), 1, "{name}");
     assert_eq!(calls(&job, 0, "MPI_Recv"), 1, "{name}");
@@ -100,6 +108,7 @@ fn spawning_job(name: &str, prog: &std::path::Path, extra: &[(&str, &str)]) {
             1,
             "{name}: rank {rank}"
         );
+        split_row(&child, name, rank, "MPI_Comm_disconnect");
     }
     assert_eq!(calls(&child, 0, "MPI_Recv"), 1, "{name}");
     assert_eq!(calls(&child, 0, "MPI_Send"), 1, "{name}");

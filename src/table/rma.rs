@@ -80,9 +80,10 @@ macro_rules! rma_rows {
             // MPI_Comm_spawn_multiple, MPI_Comm_accept and MPI_Comm_connect are
             // collective over `comm`, recorded and split as the constructors are (a
             // member that enters early waits there for the last); a world they start
-            // writes a report of its own (`lifecycle::identity`). MPI_Comm_disconnect
-            // (collective too, but its communicator is freed by the call: counted),
-            // MPI_Comm_join, MPI_Open_port and MPI_Close_port are counted.
+            // writes a report of its own (`lifecycle::identity`). MPI_Comm_disconnect is
+            // collective over the communicator it frees, read before the call
+            // (`comm_disconnected`); MPI_Comm_join, MPI_Open_port and MPI_Close_port are
+            // counted.
             MPI_Comm_spawn { role: Initiates, mode: Collective, entry: guarded,
                 c: (command: *const c_char, argv: *mut *mut c_char, maxprocs: c_int, info: MPI_Info, root: c_int, comm: MPI_Comm, intercomm: *mut MPI_Comm, array_of_errcodes: *mut c_int)
                     => collective(comm, || 0, || PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes)),
@@ -105,10 +106,10 @@ macro_rules! rma_rows {
                     => collective(comm, || 0, || PMPI_Comm_connect(port_name, info, root, comm, newcomm)),
                 fortran: comm_connect chars (port_name, info, root, comm_, newcomm) => collective(comm(comm_), || 0, $call),
             }
-            MPI_Comm_disconnect { role: Other, mode: None, entry: guarded,
+            MPI_Comm_disconnect { role: Initiates, mode: Collective, entry: guarded,
                 c: (comm: *mut MPI_Comm)
-                    => counted(|| 0, || PMPI_Comm_disconnect(comm)),
-                fortran: comm_disconnect plain (comm_) => counted(|| 0, $call),
+                    => comm_disconnected(|| c_comm(comm), || PMPI_Comm_disconnect(comm)),
+                fortran: comm_disconnect plain (comm_) => comm_disconnected(|| comm(comm_), $call),
             }
             MPI_Comm_join { role: Other, mode: None, entry: guarded,
                 c: (fd: c_int, intercomm: *mut MPI_Comm)

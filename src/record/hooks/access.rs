@@ -89,6 +89,11 @@ fn c_handle<T: Copy>(p: *const T, null: T) -> T {
         unsafe { *p }
     }
 }
+/// A C communicator handle behind `p` (MPI_COMM_NULL for a null pointer).
+#[inline(always)]
+pub(crate) fn c_comm(p: *const mpi::MPI_Comm) -> mpi::MPI_Comm {
+    c_handle(p, mpi::comm_null())
+}
 /// A C window handle behind `p` (MPI_WIN_NULL for a null pointer).
 #[inline(always)]
 pub(crate) fn c_win(p: *const mpi::MPI_Win) -> mpi::MPI_Win {

@@ -42,6 +42,6 @@ pub(crate) use user_op::op_create;
 pub(crate) use user_op::op_create_c;
 pub(crate) use user_op::op_create_f;
 pub(crate) use window::{
-    fence, file_closed, file_collective, file_icollective, file_opened, group_collective,
-    window_created, window_freed,
+    comm_disconnected, fence, file_closed, file_collective, file_icollective, file_opened,
+    group_collective, window_created, window_freed,
 };

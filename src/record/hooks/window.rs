@@ -156,6 +156,29 @@ pub(crate) fn file_icollective(
     rc
 }
 
+/// MPI_Comm_disconnect (MPI 4.0 §11.10.4): collective over the communicator it frees
+/// (it waits for the communicator's pending messages, and for the other members), so its
+/// name and size are read before the call, its cached rank translation let go (as
+/// MPI_Comm_free's: the handle may come back for another communicator), and the call
+/// numbered and kept like a collective on that name. An intercommunicator's is numbered
+/// on its local group, as MPI_Intercomm_merge's is.
+#[inline(always)]
+pub(crate) fn comm_disconnected(
+    func: u8,
+    mode: Mode,
+    comm: impl FnOnce() -> MPI_Comm,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let group = guarded("recording", || {
+        let c = Some(comm()).filter(|c| c.bits() != mpi::comm_null().bits())?;
+        let group = (named(c), comm_size(c));
+        peers::forget(c);
+        Some(group)
+    })
+    .flatten();
+    in_group(func, mode, || group, || 0, call)
+}
+
 /// MPI_Comm_create_group (MPI 4.0 §7.4.2): collective over the members of `group`
 /// only, so numbered and kept on a name its members give it (`peers::group_name`: the
 /// members' world ranks, `comm`'s name, `tag`), with the group's size. A group of more

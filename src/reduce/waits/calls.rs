@@ -86,6 +86,7 @@ const COLLECTIVE_CALLS: &[&str] = &[
     "MPI_Comm_spawn_multiple",
     "MPI_Comm_accept",
     "MPI_Comm_connect",
+    "MPI_Comm_disconnect",
 ];
 
 pub(super) fn is_collective(name: &str) -> bool {
