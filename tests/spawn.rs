@@ -58,6 +58,7 @@ fn spawning_job(name: &str, prog: &std::path::Path, extra: &[(&str, &str)]) {
     let job = read_report(&report);
     validate_against_schema(&[&report]);
     assert!(job.job.complete, "{name}");
+    assert!(!job.job.spawned, "{name}");
     assert_eq!(job.job.spawned_from_report, None, "{name}");
     assert_eq!(job.job.ranks, 2, "{name}");
     for rank in 0..2 {
@@ -91,6 +92,7 @@ fn spawning_job(name: &str, prog: &std::path::Path, extra: &[(&str, &str)]) {
     let child = read_report(&spawned[0]);
     validate_against_schema(&[&spawned[0]]);
     assert!(child.job.complete, "{name}");
+    assert!(child.job.spawned, "{name}");
     assert_eq!(
         child.job.spawned_from_report.as_deref(),
         report.to_str(),
@@ -144,4 +146,29 @@ fn a_spawned_world_keeps_its_own_report_from_fortran() {
             &[("OMPI_MCA_pml", "ob1")],
         );
     }
+}
+
+/// Without LOGGP_REPORT (and no batch job id), each world's default name holds its own
+/// rank 0's pid: two reports again, the spawned one marked as such, and the spawning
+/// job's report not named (this world cannot know its name).
+#[test]
+fn a_spawned_world_keeps_its_own_report_under_the_default_name() {
+    let mpi = Mpi::OpenMpi;
+    let prog = compile(mpi, "spawn.c", &[]);
+    let dir = scratch("spawn_default_name");
+    let r = Run::new(2, true).env("LOGGP_CALIBRATE", "off");
+    let o = run(mpi, &r, &prog, &[], &dir);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut reports: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    reports.sort_by_key(|p| p.to_string_lossy().contains(".spawned-"));
+    assert_eq!(reports.len(), 2, "{reports:?}");
+    let (job, child) = (read_report(&reports[0]), read_report(&reports[1]));
+    assert!(!job.job.spawned && child.job.spawned, "{reports:?}");
+    assert_eq!(calls(&job, 0, "MPI_Comm_spawn"), 1);
+    assert_eq!(child.job.spawned_from_report, None);
+    assert!(tool_show(&reports[1]).contains("its report's name is not known here"));
 }

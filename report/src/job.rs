@@ -43,10 +43,15 @@ pub struct Job {
     /// A snapshot written while the job runs (SIGUSR1 or LOGGP_INTERVAL); the rank goes on.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interim: bool,
-    /// Set where this job's processes were started by MPI_Comm_spawn (MPI 4.0 §11.8):
-    /// the report of the job that spawned them, whose environment (LOGGP_REPORT among
-    /// it) this one inherited; this report is named beside it,
-    /// `<its stem>.spawned-<host>-<pid of rank 0>.json`.
+    /// True where this job's processes were started by MPI_Comm_spawn (MPI 4.0 §11.8):
+    /// this report is then named beside the spawning job's,
+    /// `<its stem>.spawned-<host>-<pid of this world's rank 0>.json`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub spawned: bool,
+    /// The spawning job's report, whose name this world inherited (LOGGP_REPORT, or the
+    /// batch system's job id in the default name); None where neither was set (the
+    /// default name then holds the spawning job's rank 0's pid, which this world cannot
+    /// know).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spawned_from_report: Option<String>,
 }

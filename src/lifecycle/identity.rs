@@ -161,7 +161,11 @@ pub fn discover(level: c_int, entered_ns: u64) -> Result<JobInfo, String> {
                 all[rec_len - 1],
             ]);
             let path = spawned_path(&job_report, &format!("{}-{}", sanitize(&host0), pid0));
-            (path, Some(job_report))
+            // The spawning job's report is named by LOGGP_REPORT or the batch system's
+            // job id, which this world inherited; without either, its name holds the
+            // spawning job's rank 0's pid, which this world cannot know.
+            let known = s.report.is_some() || batch_job_id().is_some();
+            (path, known.then_some(job_report))
         } else {
             (job_report, None)
         };
@@ -178,6 +182,7 @@ pub fn discover(level: c_int, entered_ns: u64) -> Result<JobInfo, String> {
                 thread_level: mpi::thread_level_name(level).to_string(),
                 started_at: rfc3339_now(),
                 start_mono_ns: entered_ns,
+                spawned,
                 spawned_from_report,
             },
             report_path,
@@ -216,6 +221,11 @@ fn dump_config(s: &settings::Settings) {
 
 /// A job id from the resource manager, or the pid of rank 0 (chosen at the allgather).
 fn job_id_from_env() -> String {
+    batch_job_id().unwrap_or_else(|| std::process::id().to_string())
+}
+
+/// The batch system's job id, where one is set.
+fn batch_job_id() -> Option<String> {
     for k in [
         "SLURM_JOB_ID",
         "PBS_JOBID",
@@ -225,11 +235,11 @@ fn job_id_from_env() -> String {
     ] {
         if let Ok(v) = std::env::var(k) {
             if !v.is_empty() {
-                return v;
+                return Some(v);
             }
         }
     }
-    std::process::id().to_string()
+    None
 }
 
 /// The report path of a spawned world: the job's, `.spawned-<tag>` before its extension

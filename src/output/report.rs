@@ -52,8 +52,10 @@ pub struct JobFacts {
     pub thread_level: String,
     pub started_at: String,
     pub start_mono_ns: u64,
-    /// Where this world was started by MPI_Comm_spawn: the report of the job that
-    /// spawned it (this world's own is named beside it).
+    /// Whether MPI_Comm_spawn started this world.
+    pub spawned: bool,
+    /// The report of the job that spawned this world, where its name is known (this
+    /// world's own is named beside it).
     pub spawned_from_report: Option<String>,
 }
 
@@ -180,6 +182,7 @@ pub fn assemble(
                 .collect(),
             partial_rank: ending.partial_rank,
             interim: ending.interim,
+            spawned: facts.spawned,
             spawned_from_report: facts.spawned_from_report.clone(),
         },
         passive,

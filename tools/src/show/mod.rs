@@ -64,10 +64,13 @@ pub fn header(r: &Report) -> Vec<String> {
                 .unwrap_or_default()
         ),
     ];
-    if let Some(p) = &j.spawned_from_report {
-        lines.push(format!(
-            "started by MPI_Comm_spawn from the job whose report is {p} (this world's report is named beside it)"
-        ));
+    if j.spawned {
+        lines.push(match &j.spawned_from_report {
+            Some(p) => format!(
+                "started by MPI_Comm_spawn from the job whose report is {p} (this world's report is named beside it)"
+            ),
+            None => "started by MPI_Comm_spawn from another job (its report's name is not known here: neither LOGGP_REPORT nor a batch job id was set)".into(),
+        });
     }
     lines
 }
