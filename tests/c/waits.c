@@ -106,6 +106,19 @@ static void busy_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
 
 /* Each rank's `calls` values gathered on rank 0, rank after rank (NULL on the others; the
  * caller frees it). */
+/* A file opened on MPI_COMM_WORLD in /tmp, named by the case and rank 0's pid, deleted
+ * when closed. */
+static MPI_File scratch_file(const char *tag) {
+  int pid = (int)getpid();
+  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  char path[96];
+  snprintf(path, sizeof path, "/tmp/loggp_waits_%s.%d", tag, pid);
+  MPI_File fh = MPI_FILE_NULL;
+  MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                MPI_INFO_NULL, &fh);
+  return fh;
+}
+
 static double *gathered(const double *v, int calls, int rank, int size) {
   double *all = rank == 0 ? calloc((size_t)size * calls, sizeof(double)) : NULL;
   MPI_Gather(v, calls, MPI_DOUBLE, all, calls, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -345,16 +358,7 @@ int main(int argc, char **argv) {
     MPI_Win win = MPI_WIN_NULL;
     if (fence)
       MPI_Win_create(&y, sizeof y, sizeof y, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    MPI_File fh = MPI_FILE_NULL;
-    if (file) {
-      int pid = (int)getpid();
-      MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      char path[64];
-      snprintf(path, sizeof path, "/tmp/loggp_waits_coll_file.%d", pid);
-      MPI_File_open(MPI_COMM_WORLD, path,
-                    MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
-                    &fh);
-    }
+    MPI_File fh = file ? scratch_file("coll_file") : MPI_FILE_NULL;
     MPI_Comm pairs = MPI_COMM_NULL;
     if (nbr) {
       int partner = rank ^ 1, degree = partner < size ? 1 : 0;
@@ -595,16 +599,7 @@ int main(int argc, char **argv) {
     int persistent = !strcmp(c, "pcoll_skew"), pair = !strcmp(c, "icoll_waitall");
     int mixed = !strcmp(c, "icoll_mixed"), file = !strcmp(c, "icoll_file");
     int msg_in = 0, msg_out = rank;
-    MPI_File fh = MPI_FILE_NULL;
-    if (file) {
-      int pid = (int)getpid();
-      MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      char path[64];
-      snprintf(path, sizeof path, "/tmp/loggp_waits_icoll_file.%d", pid);
-      MPI_File_open(MPI_COMM_WORLD, path,
-                    MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
-                    &fh);
-    }
+    MPI_File fh = file ? scratch_file("icoll_file") : MPI_FILE_NULL;
     MPI_Request pr = MPI_REQUEST_NULL;
     if (persistent) {
 #if MPI_VERSION >= 4
