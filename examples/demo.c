@@ -1,5 +1,6 @@
 /* A small halo-style exchange: each rank trades messages of growing size with its
- * neighbours, blocking and nonblocking, across the eager/rendezvous switch. */
+ * neighbours, blocking and nonblocking, across the eager/rendezvous switch.
+ * Usage: demo [iterations per size, default 50] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +11,11 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int iterations = argc > 1 ? atoi(argv[1]) : 50;
+    if (iterations < 1) iterations = 50;
     char *s = calloc(1, 1 << 20), *r = calloc(1, 1 << 20);
     for (int n = 8; n <= (1 << 18); n *= 2) {
-        for (int it = 0; it < 50; it++) {
+        for (int it = 0; it < iterations; it++) {
             MPI_Request rq[2];
             MPI_Irecv(r, n, MPI_CHAR, left, 0, MPI_COMM_WORLD, &rq[0]);
             MPI_Isend(s, n, MPI_CHAR, right, 0, MPI_COMM_WORLD, &rq[1]);

@@ -21,4 +21,6 @@ report_skips() {
   fi
 }
 trap report_skips EXIT
-cargo test --release --workspace -- --test-threads=1 "$@"
+# --no-fail-fast: every test binary runs after one fails, so a run names all its failures
+# (CI of 2026-12-06 stopped at tests/advise.rs, 346 s in, and ran nothing after it).
+cargo test --release --workspace --no-fail-fast -- --test-threads=1 "$@"
